@@ -1,0 +1,95 @@
+# add_tile_kernel(): compile a .tile file with tilec at build time.
+#
+#   add_tile_kernel(<name> SOURCE <file.tile>
+#                   [TARGET sm_80|sm_90|gfx90a|gfx940]   (default sm_90)
+#                   [KERNEL <prim_func name>]
+#                   [DEFINES NAME=VALUE ...]
+#                   [OPTIONS <extra tilec flags> ...])
+#
+# Expects the target tilec::tilec (an in-tree alias or the imported executable
+# from tilecConfig.cmake) and tilec::runtime, and the project to have enabled
+# CUDA (sm_*) or HIP (gfx*) itself.
+#
+# Runs `tilec <file> --emit=cuda|hip --target=<arch> -o <dir>/<name>.cu|.hip`
+# in <build dir>/<name>.tilec/; tilec writes <name>.h and <name>.json next to
+# the kernel source. The rule reruns when the .tile file or tilec changes.
+#
+# Creates the static library target <name> holding the generated kernel; its
+# users get <dir> (for "<name>.h") and the runtime header on their include path.
+# The generated .json describes the kernel (parameters, launch shape) and its
+# path is stored in the target property TILEC_KERNEL_JSON.
+
+function(tilec_kernel_language out_lang out_emit out_ext arch)
+  if(arch MATCHES "^gfx")
+    set(${out_lang} HIP PARENT_SCOPE)
+    set(${out_emit} hip PARENT_SCOPE)
+    set(${out_ext} hip PARENT_SCOPE)
+  elseif(arch MATCHES "^sm_[0-9]+$")
+    set(${out_lang} CUDA PARENT_SCOPE)
+    set(${out_emit} cuda PARENT_SCOPE)
+    set(${out_ext} cu PARENT_SCOPE)
+  else()
+    message(FATAL_ERROR "add_tile_kernel: unknown TARGET '${arch}' (expected sm_NN or gfxNNN)")
+  endif()
+endfunction()
+
+# The CUDA_ARCHITECTURES value for tilec target ARCH. Hopper code uses
+# wgmma/TMA, which exist only in the arch-specific sm_90a.
+function(tilec_cuda_architecture out arch)
+  string(REGEX REPLACE "^sm_" "" number "${arch}")
+  if(number STREQUAL "90")
+    set(number 90a)
+  endif()
+  set(${out} "${number}" PARENT_SCOPE)
+endfunction()
+
+function(add_tile_kernel name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SOURCE;TARGET;KERNEL" "DEFINES;OPTIONS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "add_tile_kernel(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_SOURCE)
+    message(FATAL_ERROR "add_tile_kernel(${name}): SOURCE <file.tile> is required")
+  endif()
+  if(NOT ARG_TARGET)
+    set(ARG_TARGET sm_90)
+  endif()
+  tilec_kernel_language(lang emit ext "${ARG_TARGET}")
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT lang IN_LIST languages)
+    message(FATAL_ERROR "add_tile_kernel(${name}): TARGET ${ARG_TARGET} needs ${lang}; "
+      "call enable_language(${lang}) or add ${lang} to project(... LANGUAGES) first")
+  endif()
+
+  get_filename_component(source "${ARG_SOURCE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}.tilec")
+  set(kernel "${dir}/${name}.${ext}")
+  set(outputs "${kernel}" "${dir}/${name}.h" "${dir}/${name}.json")
+  set(flags --emit=${emit} --target=${ARG_TARGET})
+  if(ARG_KERNEL)
+    list(APPEND flags --kernel ${ARG_KERNEL})
+  endif()
+  foreach(define IN LISTS ARG_DEFINES)
+    list(APPEND flags -D ${define})
+  endforeach()
+
+  file(MAKE_DIRECTORY "${dir}")
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND tilec::tilec "${source}" ${flags} ${ARG_OPTIONS} -o "${kernel}"
+    DEPENDS "${source}" tilec::tilec
+    COMMENT "tilec ${ARG_SOURCE} -> ${name}.${ext} (${ARG_TARGET})"
+    VERBATIM)
+
+  add_library(${name} STATIC "${kernel}")
+  set_source_files_properties("${kernel}" PROPERTIES LANGUAGE ${lang})
+  if(lang STREQUAL "CUDA")
+    tilec_cuda_architecture(cuda_arch "${ARG_TARGET}")
+    set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${cuda_arch}")
+  else()
+    set_target_properties(${name} PROPERTIES HIP_ARCHITECTURES "${ARG_TARGET}")
+  endif()
+  set_target_properties(${name} PROPERTIES TILEC_KERNEL_JSON "${dir}/${name}.json")
+  target_include_directories(${name} PUBLIC "${dir}")
+  target_link_libraries(${name} PUBLIC tilec::runtime)
+endfunction()

@@ -1,0 +1,186 @@
+//===- ExprOps.cpp - Arithmetic, comparisons, casts and math --------------===//
+//
+// The operator part of ExprEmitter: one function per op family. Narrow
+// floats (f16, bf16, fp8) use the cuda_fp16/cuda_bf16 operators where they
+// exist (+ - * / comparisons, __hmin/__hmax) and go through float
+// otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExprEmitter.h"
+#include "llvm/ADT/StringSwitch.h"
+#include <fmt/format.h>
+
+using namespace tilec;
+using namespace tilec::codegen;
+using namespace tilec::ir;
+
+namespace {
+
+/// Ops that cuda_fp16.h/cuda_bf16.h implement natively on half/bf16.
+bool nativeOnHalf(OpKind K) {
+  switch (K) {
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::Min:
+  case OpKind::Max: return true;
+  default: return false;
+  }
+}
+
+bool isHalfLike(DType T) {
+  return T == DType::Float16 || T == DType::BFloat16;
+}
+
+/// Suffix of the float math functions: "f" for float, "" for double.
+const char *mathSuffix(DType T) { return T == DType::Float64 ? "" : "f"; }
+
+} // namespace
+
+Expr ExprEmitter::binary(const Operation &Op) {
+  DType T = Op.getResult()->getType().getDType();
+  typeName(T, Op);
+  if (isNarrowFloat(T) && !(isHalfLike(T) && nativeOnHalf(Op.getKind())))
+    return binaryViaFloat(Op);
+  Expr A = get(Op.getOperand(0)), B = get(Op.getOperand(1));
+  if (isHalfLike(T) && Op.is(OpKind::Min))
+    return call("__hmin", {A, B});
+  if (isHalfLike(T) && Op.is(OpKind::Max))
+    return call("__hmax", {A, B});
+  return integerOrFloatBinary(Op, A, B, T);
+}
+
+/// fp8 arithmetic, and half/bf16 ops without a native form: compute in
+/// float and convert back.
+Expr ExprEmitter::binaryViaFloat(const Operation &Op) {
+  DType T = Op.getResult()->getType().getDType();
+  Expr A = toFloat(get(Op.getOperand(0)), T);
+  Expr B = toFloat(get(Op.getOperand(1)), T);
+  return fromFloat(integerOrFloatBinary(Op, A, B, DType::Float32), T, Op);
+}
+
+/// A binary op on operands of C type \p T (an integer, bool, float, double,
+/// or half/bf16 for the native + - * /).
+Expr ExprEmitter::integerOrFloatBinary(const Operation &Op, const Expr &A,
+                                       const Expr &B, DType T) {
+  bool Float = isFloat(T), Bool = T == DType::Bool;
+  bool Plain = !Float && isNonNegative(Op.getOperand(0)) &&
+               isNonNegative(Op.getOperand(1));
+  switch (Op.getKind()) {
+  case OpKind::Add: return infix(A, "+", B, PrecAdditive);
+  case OpKind::Sub: return infix(A, "-", B, PrecAdditive);
+  case OpKind::Mul: return infix(A, "*", B, PrecMultiplicative);
+  case OpKind::Div: return infix(A, "/", B, PrecMultiplicative);
+  case OpKind::FloorDiv:
+    return Plain ? infix(A, "/", B, PrecMultiplicative)
+                 : call("tilec::floordiv", {A, B});
+  case OpKind::FloorMod:
+    return Plain ? infix(A, "%", B, PrecMultiplicative)
+                 : call("tilec::floormod", {A, B});
+  case OpKind::Min:
+    return call(Float ? fmt::format("fmin{}", mathSuffix(T)) : "min", {A, B});
+  case OpKind::Max:
+    return call(Float ? fmt::format("fmax{}", mathSuffix(T)) : "max", {A, B});
+  case OpKind::Pow:
+    return call(Float ? fmt::format("pow{}", mathSuffix(T)) : "tilec::ipow",
+                {A, B});
+  case OpKind::And:
+    return Bool ? infix(A, "&&", B, PrecLAnd) : infix(A, "&", B, PrecBitAnd);
+  case OpKind::Or:
+    return Bool ? infix(A, "||", B, PrecLOr) : infix(A, "|", B, PrecBitOr);
+  case OpKind::Xor:
+    return Bool ? infix(A, "!=", B, PrecEquality)
+                : infix(A, "^", B, PrecBitXor);
+  case OpKind::Shl: return infix(A, "<<", B, PrecShift);
+  case OpKind::Shr: return infix(A, ">>", B, PrecShift);
+  default: llvm_unreachable("not a binary op");
+  }
+}
+
+Expr ExprEmitter::unary(const Operation &Op) {
+  DType T = Op.getResult()->getType().getDType();
+  Expr A = get(Op.getOperand(0));
+  if (Op.is(OpKind::Not))
+    return {(T == DType::Bool ? "!" : "~") + operand(A, PrecUnary), PrecUnary};
+  if (isNarrowFloat(T) && !isHalfLike(T))
+    return fromFloat({"-" + operand(toFloat(A, T), PrecUnary), PrecUnary}, T,
+                     Op);
+  return {"-" + operand(A, PrecUnary), PrecUnary};
+}
+
+Expr ExprEmitter::compare(const Operation &Op) {
+  DType T = Op.getOperand(0)->getType().getDType();
+  typeName(T, Op);
+  Expr A = get(Op.getOperand(0)), B = get(Op.getOperand(1));
+  if (isNarrowFloat(T) && !isHalfLike(T)) {
+    A = toFloat(A, T);
+    B = toFloat(B, T);
+  }
+  StringRef Pred = *Op.getStringAttr("pred");
+  auto [Sym, P] = llvm::StringSwitch<std::pair<const char *, int>>(Pred)
+                      .Case("eq", {"==", PrecEquality})
+                      .Case("ne", {"!=", PrecEquality})
+                      .Case("lt", {"<", PrecRelational})
+                      .Case("le", {"<=", PrecRelational})
+                      .Case("gt", {">", PrecRelational})
+                      .Default({">=", PrecRelational});
+  return infix(A, Sym, B, P);
+}
+
+Expr ExprEmitter::select(const Operation &Op) {
+  Expr C = get(Op.getOperand(0));
+  Expr A = get(Op.getOperand(1)), B = get(Op.getOperand(2));
+  return {operand(C, PrecLOr) + " ? " + operand(A, PrecLOr) + " : " +
+              operand(B, PrecLOr),
+          PrecTernary};
+}
+
+Expr ExprEmitter::cast(const Operation &Op) {
+  return cast(get(Op.getOperand(0)), Op.getOperand(0)->getType().getDType(),
+              Op.getResult()->getType().getDType(), Op);
+}
+
+/// Narrow floats convert through float; bool results compare with zero;
+/// everything else is a C cast.
+Expr ExprEmitter::cast(Expr E, DType From, DType To, const Operation &Ctx) {
+  typeName(From, Ctx);
+  if (From == To)
+    return E;
+  if (isNarrowFloat(From) || isNarrowFloat(To))
+    return fromFloat(toFloat(E, From), To, Ctx);
+  if (To == DType::Bool)
+    return {operand(E, PrecEquality) + " != 0", PrecEquality};
+  return {"(" + typeName(To, Ctx) + ")" + operand(E, PrecUnary), PrecUnary};
+}
+
+/// Float math calls the libm-style CUDA function (expf, exp2f, rsqrtf...;
+/// the double versions for f64); narrow floats compute in float.
+Expr ExprEmitter::math(const Operation &Op) {
+  DType T = Op.getResult()->getType().getDType();
+  StringRef Fn = *Op.getStringAttr("fn");
+  if (!isFloat(T) && !(Fn == "abs" && isInteger(T)))
+    return fail(Op, diag::err_codegen_unsupported,
+                fmt::format("T.{} on {}", Fn.str(), tileLangName(T)));
+  bool Double = T == DType::Float64;
+  std::vector<Expr> Args;
+  for (Value *V : Op.getOperands())
+    Args.push_back(isFloat(T) && !Double ? toFloat(get(V), T) : get(V));
+  if (!isFloat(T))
+    return call(T == DType::Int64 ? "llabs" : "abs", Args);
+  const char *Suffix = Double ? "" : "f";
+  std::string One = Double ? "1.0" : "1.0f";
+  Expr R;
+  if (Fn == "sigmoid") {
+    Expr Exp = call(fmt::format("exp{}", Suffix),
+                    {{"-" + operand(Args[0], PrecUnary), PrecUnary}});
+    R = {One + " / (" + One + " + " + Exp.Text + ")", PrecMultiplicative};
+  } else if (Fn == "rcp") {
+    R = infix({One, PrecPostfix}, "/", Args[0], PrecMultiplicative);
+  } else {
+    std::string Name = Fn == "abs" ? "fabs" : Fn.str();
+    R = call(Name + Suffix, Args);
+  }
+  return Double ? R : fromFloat(R, T, Op);
+}

@@ -1,0 +1,379 @@
+//===- KernelEmitter.cpp - One kernel op as a __global__ function ---------===//
+
+#include "KernelEmitter.h"
+#include "Dialect.h"
+#include "ExprEmitter.h"
+#include "Inlining.h"
+#include "NameTable.h"
+#include "tilec/IR/ConstantMatch.h"
+#include "tilec/Support/Diagnostics.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include <fmt/format.h>
+
+using namespace tilec;
+using namespace tilec::codegen;
+using namespace tilec::ir;
+
+std::string codegen::captureName(const FuncPlan &Plan, const Value *V) {
+  for (size_t I = 0; I != Plan.ParamArgs.size(); ++I)
+    if (Plan.ParamArgs[I] == V)
+      return Plan.Params[I];
+  for (size_t I = 0; I != Plan.SymbolArgs.size(); ++I)
+    if (Plan.SymbolArgs[I] == V)
+      return Plan.Symbols[I];
+  return V->getNameHint().empty() ? "arg" : V->getNameHint().str();
+}
+
+namespace {
+
+/// "file", line of \p Loc for a #line directive; line 0 when unknown.
+std::pair<std::string, unsigned> sourceLine(const Location &Loc,
+                                            llvm::SourceMgr &SM) {
+  if (!Loc.hasRange())
+    return {Loc.File, Loc.Line};
+  unsigned Buffer = SM.FindBufferContainingLoc(Loc.start());
+  if (!Buffer)
+    return {"", 0};
+  unsigned Line = SM.getLineAndColumn(Loc.start(), Buffer).first;
+  return {SM.getMemoryBuffer(Buffer)->getBufferIdentifier().str(), Line};
+}
+
+std::string quoted(llvm::StringRef S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    Out += C;
+  }
+  return Out + "\"";
+}
+
+/// uint4 / uint2 / unsigned / unsigned short / unsigned char for a vector
+/// access of \p Bytes.
+const char *vectorType(unsigned Bytes) {
+  switch (Bytes) {
+  case 16: return "uint4";
+  case 8: return "uint2";
+  case 4: return "unsigned int";
+  case 2: return "unsigned short";
+  default: return "unsigned char";
+  }
+}
+
+class KernelEmitter {
+public:
+  KernelEmitter(const FuncPlan &Plan, const KernelPlan &K,
+                const CodeGenOptions &Opts, DiagnosticEngine &Diags,
+                std::set<DType> &UsedTypes, CodeWriter &W)
+      : Plan(Plan), K(K), Opts(Opts), Diags(Diags), W(W),
+        E(Diags, /*Device=*/true, UsedTypes) {}
+
+  bool run() {
+    Names.reserve(K.Entry);
+    Inline.run(K.Op->getBody(), /*SkipKernels=*/false);
+    emitSignature();
+    W.indent();
+    emitPrologue();
+    emitBlock(K.Op->getBody());
+    W.close();
+    return !E.failed();
+  }
+
+private:
+  void emitSignature();
+  void emitPrologue();
+  void emitBlock(const Block &B);
+  void emitOp(const Operation &Op);
+  void emitValue(const Operation &Op);
+  void emitAlloc(const Operation &Op);
+  void emitStore(const Operation &Op);
+  void emitVCopy(const Operation &Op);
+  void emitAtomic(const Operation &Op);
+  void emitShfl(const Operation &Op);
+  void emitFor(const Operation &Op);
+  void emitIf(const Operation &Op);
+  void emitWhile(const Operation &Op);
+  void lineDirective(const Operation &Op);
+  /// `const T name = Init;` for V, binding V to the name.
+  void declare(const Value *V, const Expr &Init, const Operation &Op);
+
+  const FuncPlan &Plan;
+  const KernelPlan &K;
+  const CodeGenOptions &Opts;
+  DiagnosticEngine &Diags;
+  CodeWriter &W;
+  ExprEmitter E;
+  NameTable Names;
+  Inlining Inline;
+  std::pair<std::string, unsigned> LastLine;
+};
+
+void KernelEmitter::emitSignature() {
+  std::vector<std::string> Params;
+  for (const Value *V : K.Captures) {
+    std::string Name = Names.get(captureName(Plan, V));
+    E.bind(V, {Name, PrecPostfix});
+    const Type &T = V->getType();
+    std::string Elem = E.typeName(T.getDType(), *K.Op);
+    if (T.isScalar()) {
+      Params.push_back(Elem + " " + Name);
+      continue;
+    }
+    auto It = K.Access.find(V);
+    bool ReadOnly = It == K.Access.end() || !It->second.Written;
+    Params.push_back(fmt::format("{}{}* __restrict__ {}",
+                                 ReadOnly ? "const " : "", Elem, Name));
+  }
+  for (size_t I = 0; I != Plan.SymbolArgs.size(); ++I)
+    if (E.isBound(Plan.SymbolArgs[I]))
+      E.bindSymbol(Plan.Symbols[I], E.get(Plan.SymbolArgs[I]));
+  W.line(fmt::format("extern \"C\" __global__ void __launch_bounds__({})",
+                     K.numThreads()));
+  W.line(fmt::format("{}({}) {{", K.Entry, fmt::join(Params, ", ")));
+}
+
+void KernelEmitter::emitPrologue() {
+  if (!K.Shared.empty())
+    W.line("extern __shared__ __align__(128) unsigned char tilec_smem[];");
+  static const char *const Dims[] = {"x", "y", "z"};
+  const Block &Body = K.Op->getBody();
+  for (unsigned I = 0; I != Body.getNumArguments(); ++I) {
+    const Value *Arg = Body.getArgument(I);
+    if (Arg->use_empty())
+      continue;
+    std::string Name = Names.get(Arg->getNameHint());
+    E.bind(Arg, {Name, PrecPostfix});
+    W.line(fmt::format("const int {} = blockIdx.{};", Name, Dims[I]));
+  }
+}
+
+void KernelEmitter::lineDirective(const Operation &Op) {
+  if (!Opts.LineDirectives || !Op.getLoc().isKnown())
+    return;
+  auto Where = sourceLine(Op.getLoc(), Diags.getSourceMgr());
+  if (Where.second == 0 || Where == LastLine)
+    return;
+  LastLine = Where;
+  W.directive(fmt::format("#line {} {}", Where.second, quoted(Where.first)));
+}
+
+void KernelEmitter::emitBlock(const Block &B) {
+  for (const Operation &Op : B)
+    emitOp(Op);
+}
+
+void KernelEmitter::declare(const Value *V, const Expr &Init,
+                            const Operation &Op) {
+  std::string Name = Names.get(V->getNameHint());
+  std::string Type = E.typeName(V->getType().getDType(), Op);
+  W.line(fmt::format("const {} {} = {};", Type, Name, Init.Text));
+  E.bind(V, {Name, PrecPostfix});
+}
+
+void KernelEmitter::emitValue(const Operation &Op) {
+  const Value *V = Op.getResult();
+  if (Inline.isDead(V))
+    return;
+  Expr Init = E.emit(Op);
+  if (Inline.isInlined(V)) {
+    E.bind(V, Init);
+    return;
+  }
+  lineDirective(Op);
+  declare(V, Init, Op);
+}
+
+void KernelEmitter::emitOp(const Operation &Op) {
+  if (isPureOp(Op) || Op.is(OpKind::Load))
+    return emitValue(Op);
+  if (Op.is(OpKind::Condition))
+    return;
+  lineDirective(Op);
+  switch (Op.getKind()) {
+  case OpKind::Alloc: return emitAlloc(Op);
+  case OpKind::Store: return emitStore(Op);
+  case OpKind::VCopy: return emitVCopy(Op);
+  case OpKind::Atomic: return emitAtomic(Op);
+  case OpKind::Shfl: return emitShfl(Op);
+  case OpKind::Barrier:
+    return W.line(std::string(cudaDialect().SyncThreads) + "();");
+  case OpKind::For: return emitFor(Op);
+  case OpKind::If: return emitIf(Op);
+  case OpKind::While: return emitWhile(Op);
+  case OpKind::Break: return W.line("break;");
+  case OpKind::Continue: return W.line("continue;");
+  default:
+    E.fail(Op, diag::err_codegen_op_not_lowered, Op.getName().str());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Memory statements
+//===----------------------------------------------------------------------===//
+
+/// shared: a typed pointer into tilec_smem at the planned offset; local: a
+/// register array (16-byte aligned when used by vcopy); var: a scalar.
+void KernelEmitter::emitAlloc(const Operation &Op) {
+  const Value *V = Op.getResult();
+  const Type &T = V->getType();
+  std::string Elem = E.typeName(T.getDType(), Op);
+  std::string Name = Names.get(V->getNameHint());
+  E.bind(V, {Name, PrecPostfix});
+  if (T.getScope() == Scope::Shared) {
+    auto Slot = llvm::find_if(
+        K.Shared, [&](const SharedSlot &S) { return S.Buffer == V; });
+    W.line(fmt::format("{0}* {1} = reinterpret_cast<{0}*>(tilec_smem + {2});",
+                       Elem, Name, Slot->Offset));
+    return;
+  }
+  if (T.getScope() == Scope::Var) {
+    W.line(fmt::format("{} {};", Elem, Name));
+    return;
+  }
+  auto It = K.Access.find(V);
+  bool Vector = It != K.Access.end() && It->second.VectorBytes > 0;
+  W.line(fmt::format("{}{} {}[{}];", Vector ? "__align__(16) " : "", Elem,
+                     Name, *T.numElements()));
+}
+
+void KernelEmitter::emitStore(const Operation &Op) {
+  Expr Value = E.get(Op.getOperand(0));
+  Expr Target = E.element(Op, Op.getGroup(1));
+  W.line(fmt::format("{} = {};", Target.Text, Value.Text));
+}
+
+/// One wide load and store: *(uint4*)&dst[i] = *(const uint4*)&src[j].
+void KernelEmitter::emitVCopy(const Operation &Op) {
+  unsigned Bytes = *Op.getIntAttr("lanes") *
+                   bitWidth(Op.getOperand(0)->getType().getDType()) / 8;
+  const char *VT = vectorType(Bytes);
+  Expr Dst = E.element(Op, Op.getGroup(0));
+  Expr Src = E.element(Op, Op.getGroup(1));
+  W.line(fmt::format(
+      "*reinterpret_cast<{0}*>(&{1}) = *reinterpret_cast<const {0}*>(&{2});",
+      VT, Dst.Text, Src.Text));
+}
+
+/// atomicAdd/Max/Min; float max/min through the CAS helpers of
+/// tilec_runtime.h, 64-bit integer add through unsigned long long.
+void KernelEmitter::emitAtomic(const Operation &Op) {
+  StringRef Kind = *Op.getStringAttr("kind");
+  DType T = Op.getOperand(0)->getType().getDType();
+  Expr Addr = {"&" + E.element(Op, Op.getGroup(0)).Text, PrecUnary};
+  Expr Value = E.get(Op.getGroup(1)[0]);
+  std::string Fn = Kind == "add" ? "atomicAdd"
+                   : Kind == "max" ? "atomicMax"
+                                   : "atomicMin";
+  bool Float = T == DType::Float32 || T == DType::Float64;
+  bool Int = T == DType::Int32 || T == DType::UInt32 || T == DType::Int64 ||
+             T == DType::UInt64;
+  bool HalfAdd = (T == DType::Float16 || T == DType::BFloat16) && Kind == "add";
+  if (Kind != "add" && Float)
+    Fn = Kind == "max" ? "tilec::atomicMaxFloat" : "tilec::atomicMinFloat";
+  if (T == DType::Int64 && Kind == "add") {
+    Addr = {"reinterpret_cast<unsigned long long*>(" + Addr.Text + ")",
+            PrecPostfix};
+    Value = {"(unsigned long long)" + operand(Value, PrecUnary), PrecUnary};
+  } else if (T == DType::UInt64 || (T == DType::Int64 && Kind != "add")) {
+    const char *LL = T == DType::UInt64 ? "unsigned long long" : "long long";
+    Addr = {fmt::format("reinterpret_cast<{}*>({})", LL, Addr.Text),
+            PrecPostfix};
+  } else if (!Float && !Int && !HalfAdd) {
+    E.fail(Op, diag::err_codegen_unsupported,
+           fmt::format("atomic {} on {}", Kind.str(), tileLangName(T)));
+    return;
+  }
+  W.line(call(Fn, {Addr, Value}).Text + ";");
+}
+
+/// __shfl_xor_sync(mask, v, lane, width); types narrower than 32 bits go
+/// through int.
+void KernelEmitter::emitShfl(const Operation &Op) {
+  DType T = Op.getResult()->getType().getDType();
+  const Dialect &D = cudaDialect();
+  StringRef Mode = *Op.getStringAttr("mode");
+  std::string Fn = std::string(D.ShflPrefix) +
+                   (Mode == "idx" ? "" : "_" + Mode.str()) + D.ShflSuffix;
+  Expr V = E.get(Op.getOperand(0));
+  bool ViaInt = isInteger(T) && bitWidth(T) < 32;
+  if (T == DType::Float8E4M3 || T == DType::Float8E5M2)
+    E.fail(Op, diag::err_codegen_unsupported,
+           fmt::format("shfl on {}", tileLangName(T)));
+  if (ViaInt)
+    V = {"(int)" + operand(V, PrecUnary), PrecUnary};
+  Expr R = {fmt::format("{}({}{}, {}, {})", Fn, D.ShflMask, V.Text,
+                        E.get(Op.getOperand(1)).Text,
+                        Op.getIntAttr("width").value_or(32)),
+            PrecPostfix};
+  if (ViaInt)
+    R = {"(" + E.typeName(T, Op) + ")" + R.Text, PrecUnary};
+  declare(Op.getResult(), R, Op);
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+/// for (int k = lo; k < hi; k += step); unroll and vectorized loops get
+/// `#pragma unroll`, pipelined ones run serially (same semantics).
+void KernelEmitter::emitFor(const Operation &Op) {
+  const Value *IV = Op.getBody().getArgument(0);
+  std::string Name = Names.get(IV->getNameHint().empty() ? "i"
+                                                          : IV->getNameHint());
+  Expr Lo = E.get(Op.getOperand(0)), Hi = E.get(Op.getOperand(1));
+  std::optional<int64_t> Step = matchConstantInt(Op.getOperand(2));
+  std::string Inc = Step == 1 ? "++" + Name
+                              : Name + " += " + E.get(Op.getOperand(2)).Text;
+  StringRef Kind = *Op.getStringAttr("kind");
+  if (Kind == "unroll" || Kind == "vectorized")
+    W.line("#pragma unroll");
+  const char *Cmp = Step && *Step < 0 ? ">" : "<";
+  E.bind(IV, {Name, PrecPostfix});
+  W.open(fmt::format("for (int {0} = {1}; {0} {2} {3}; {4})", Name, Lo.Text,
+                     Cmp, operand(Hi, PrecRelational + 1), Inc));
+  emitBlock(Op.getBody());
+  W.close();
+}
+
+void KernelEmitter::emitIf(const Operation &Op) {
+  W.open("if (" + E.get(Op.getOperand(0)).Text + ")");
+  emitBlock(Op.getBody(0));
+  if (Op.getNumRegions() == 2 && !Op.getBody(1).empty()) {
+    W.dedent();
+    W.open("} else");
+    emitBlock(Op.getBody(1));
+  }
+  W.close();
+}
+
+/// `while (c) {...}` when the condition region is one expression, else
+/// `while (true) { <cond ops> if (!(c)) break; ... }`.
+void KernelEmitter::emitWhile(const Operation &Op) {
+  const Block &Cond = Op.getBody(0);
+  const Value *C = Cond.back().getOperand(0);
+  bool Simple = llvm::all_of(Cond, [&](const Operation &X) {
+    return X.is(OpKind::Condition) ||
+           (X.getNumResults() == 1 && (Inline.isInlined(X.getResult()) ||
+                                       Inline.isDead(X.getResult())));
+  });
+  if (Simple) {
+    emitBlock(Cond);
+    W.open("while (" + E.get(C).Text + ")");
+  } else {
+    W.open("while (true)");
+    emitBlock(Cond);
+    W.line("if (!" + operand(E.get(C), PrecUnary) + ")");
+    W.line("  break;");
+  }
+  emitBlock(Op.getBody(1));
+  W.close();
+}
+
+} // namespace
+
+bool codegen::emitKernel(const FuncPlan &Plan, const KernelPlan &K,
+                         const CodeGenOptions &Opts, DiagnosticEngine &Diags,
+                         std::set<DType> &UsedTypes, CodeWriter &W) {
+  return KernelEmitter(Plan, K, Opts, Diags, UsedTypes, W).run();
+}

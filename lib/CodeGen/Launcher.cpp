@@ -1,0 +1,192 @@
+//===- Launcher.cpp - The extern "C" host launcher of a func --------------===//
+
+#include "Launcher.h"
+#include "Dialect.h"
+#include "ExprEmitter.h"
+#include "Inlining.h"
+#include "KernelEmitter.h"
+#include "NameTable.h"
+#include <fmt/format.h>
+
+using namespace tilec;
+using namespace tilec::codegen;
+using namespace tilec::ir;
+
+namespace {
+
+/// C type of a scalar launcher argument (C-compatible: no half types).
+std::string hostScalarType(DType T) {
+  if (T == DType::Bool)
+    return "int";
+  if (isFloat(T))
+    return T == DType::Float64 ? "double" : "float";
+  if (T == DType::Int32)
+    return "int32_t";
+  return cTypeOf(T);
+}
+
+/// The kernel-side value of a scalar launcher argument.
+Expr hostArgValue(const LauncherArg &A, ExprEmitter &E,
+                  const Operation &Ctx) {
+  Expr Name = {A.Name, PrecPostfix};
+  if (A.K == LauncherArg::Kind::Symbol)
+    return {"(int)" + A.Name, PrecUnary};
+  DType T = A.V->getType().getDType();
+  if (T == DType::Bool)
+    return {A.Name + " != 0", PrecEquality};
+  if (isNarrowFloat(T))
+    return E.fromFloat(Name, T, Ctx);
+  return Name;
+}
+
+const char *const InvalidArgument = "return TILEC_ERROR_INVALID_ARGUMENT;";
+
+class LauncherEmitter {
+public:
+  LauncherEmitter(const FuncPlan &Plan, DiagnosticEngine &Diags,
+                  std::set<DType> &UsedTypes, CodeWriter &W)
+      : Plan(Plan), W(W), E(Diags, /*Device=*/false, UsedTypes),
+        Args(launcherArgs(Plan)) {}
+
+  bool run() {
+    Inline.run(Plan.Func->getBody(), /*SkipKernels=*/true);
+    for (const LauncherArg &A : Args)
+      Names.reserve(A.Name);
+    Names.reserve("stream");
+    W.open("extern \"C\" " + launcherPrototype(Plan));
+    emitChecks();
+    for (const Operation &Op : Plan.Func->getBody())
+      Op.is(OpKind::Kernel) ? emitLaunch(kernelOf(Op)) : emitHostValue(Op);
+    W.line("return TILEC_SUCCESS;");
+    W.close();
+    return !E.failed();
+  }
+
+private:
+  void emitChecks();
+  void emitHostValue(const Operation &Op);
+  void emitLaunch(const KernelPlan &K);
+  void emitSharedMemoryLimit(const KernelPlan &K);
+  const KernelPlan &kernelOf(const Operation &Op) {
+    return *llvm::find_if(Plan.Kernels,
+                          [&](const KernelPlan &K) { return K.Op == &Op; });
+  }
+
+  const FuncPlan &Plan;
+  CodeWriter &W;
+  ExprEmitter E;
+  std::vector<LauncherArg> Args;
+  NameTable Names;
+  Inlining Inline;
+};
+
+void LauncherEmitter::emitChecks() {
+  for (const LauncherArg &A : Args) {
+    if (A.K == LauncherArg::Kind::Buffer) {
+      W.line(fmt::format("if ({} == NULL) {}", A.Name, InvalidArgument));
+      auto It = Plan.Access.find(A.V);
+      if (It != Plan.Access.end() && It->second.VectorBytes > 1)
+        W.line(fmt::format("if ((uintptr_t){} % {} != 0) {}", A.Name,
+                           It->second.VectorBytes, InvalidArgument));
+      continue;
+    }
+    if (A.K == LauncherArg::Kind::Symbol)
+      W.line(fmt::format("if ({0} <= 0 || {0} > INT32_MAX) {1}", A.Name,
+                         InvalidArgument));
+    E.bind(A.V, hostArgValue(A, E, *Plan.Func));
+  }
+  for (size_t I = 0; I != Plan.Symbols.size(); ++I)
+    E.bindSymbol(Plan.Symbols[I], E.get(Plan.SymbolArgs[I]));
+  for (const std::string &Assume : Plan.Assumes)
+    W.line(fmt::format("if (!({})) {}", Assume, InvalidArgument));
+}
+
+void LauncherEmitter::emitHostValue(const Operation &Op) {
+  const Value *V = Op.getResult();
+  if (Inline.isDead(V))
+    return;
+  Expr Init = E.emit(Op);
+  if (Inline.isInlined(V))
+    return E.bind(V, Init);
+  std::string Name = Names.get(V->getNameHint());
+  W.line(fmt::format("const {} {} = {};",
+                     E.typeName(V->getType().getDType(), Op), Name,
+                     Init.Text));
+  E.bind(V, {Name, PrecPostfix});
+}
+
+/// cudaFuncSetAttribute once per device (bit D of a static mask; devices
+/// past 63 set it on every call).
+void LauncherEmitter::emitSharedMemoryLimit(const KernelPlan &K) {
+  const Dialect &D = cudaDialect();
+  W.line("static unsigned long long configured_devices = 0;");
+  W.line("int device = 0;");
+  W.line("if (cudaGetDevice(&device) != cudaSuccess) "
+         "return TILEC_ERROR_LAUNCH_FAILED;");
+  W.open("if (device >= 64 || !(configured_devices >> device & 1ull))");
+  W.line(fmt::format("if ({}({}, {}, {}) != {})", D.FuncSetAttribute,
+                     K.Entry, D.MaxDynamicSharedAttr, K.SharedBytes,
+                     D.Success));
+  W.line("  return TILEC_ERROR_UNSUPPORTED;");
+  W.line("if (device < 64)");
+  W.line("  configured_devices |= 1ull << device;");
+  W.close();
+}
+
+void LauncherEmitter::emitLaunch(const KernelPlan &K) {
+  std::vector<std::string> Grid(3, "1"), Params;
+  for (unsigned I = 0; I != K.Op->getNumOperands(); ++I)
+    Grid[I] = E.get(K.Op->getOperand(I)).Text;
+  for (const Value *V : K.Captures) {
+    Expr Arg = E.get(V);
+    if (V->getType().isBuffer())
+      Arg.Text = fmt::format("static_cast<{}*>({})",
+                             E.typeName(V->getType().getDType(), *K.Op),
+                             Arg.Text);
+    Params.push_back(Arg.Text);
+  }
+  W.open("");
+  if (K.SharedBytes > 48 * 1024)
+    emitSharedMemoryLimit(K);
+  W.line(fmt::format("{}<<<dim3({}), dim3({}, {}, {}), {}, stream>>>({});",
+                     K.Entry, fmt::join(Grid, ", "), K.Threads[0],
+                     K.Threads[1], K.Threads[2], K.SharedBytes,
+                     fmt::join(Params, ", ")));
+  W.line(fmt::format("if ({}() != {})", cudaDialect().GetLastError,
+                     cudaDialect().Success));
+  W.line("  return TILEC_ERROR_LAUNCH_FAILED;");
+  W.close();
+}
+
+} // namespace
+
+std::vector<LauncherArg> codegen::launcherArgs(const FuncPlan &Plan) {
+  NameTable Names;
+  Names.reserve("stream");
+  std::vector<LauncherArg> Args;
+  for (size_t I = 0; I != Plan.ParamArgs.size(); ++I) {
+    const Value *V = Plan.ParamArgs[I];
+    bool Buffer = V->getType().isBuffer();
+    Args.push_back({Buffer ? LauncherArg::Kind::Buffer
+                           : LauncherArg::Kind::Scalar,
+                    V, Names.get(Plan.Params[I]),
+                    Buffer ? "void *" : hostScalarType(V->getType().getDType())});
+  }
+  for (size_t I = 0; I != Plan.SymbolArgs.size(); ++I)
+    Args.push_back({LauncherArg::Kind::Symbol, Plan.SymbolArgs[I],
+                    Names.get(Plan.Symbols[I]), "int64_t"});
+  return Args;
+}
+
+std::string codegen::launcherPrototype(const FuncPlan &Plan) {
+  std::vector<std::string> Parts;
+  for (const LauncherArg &A : launcherArgs(Plan))
+    Parts.push_back(A.CType + (A.CType.back() == '*' ? "" : " ") + A.Name);
+  Parts.push_back(std::string(cudaDialect().StreamType) + " stream");
+  return fmt::format("int {}({})", Plan.Name, fmt::join(Parts, ", "));
+}
+
+bool codegen::emitLauncher(const FuncPlan &Plan, DiagnosticEngine &Diags,
+                           std::set<DType> &UsedTypes, CodeWriter &W) {
+  return LauncherEmitter(Plan, Diags, UsedTypes, W).run();
+}

@@ -1,0 +1,831 @@
+//===- Verifier.cpp - Checking tile IR invariants -------------------------===//
+//
+// One recursive walk in program order. It keeps the set of values visible
+// at the current point (block arguments and results of earlier ops of the
+// enclosing blocks), which gives the dominance check for free in an IR
+// without CFG, and the symbols of the enclosing func for buffer types. Each
+// op is checked by a per-kind function; a failure is reported and the walk
+// goes on, so one run reports every broken op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/IR/Verifier.h"
+#include "tilec/IR/Operation.h"
+#include "tilec/Support/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
+#include <fmt/format.h>
+
+using namespace tilec;
+using namespace tilec::ir;
+using llvm::StringRef;
+
+namespace {
+
+std::string join(llvm::ArrayRef<std::string> Parts) {
+  return fmt::format("{}", fmt::join(Parts, ", "));
+}
+
+std::string typesOf(llvm::ArrayRef<Value *> Values) {
+  std::vector<std::string> Parts;
+  for (Value *V : Values)
+    Parts.push_back(V->getType().str());
+  return join(Parts);
+}
+
+/// A dim of a shape for comparisons: equal when both static and equal, or
+/// both the same symbol.
+bool sameDim(const Dim &A, const Dim &B) { return A == B; }
+
+std::string shapeStr(llvm::ArrayRef<Dim> Dims) {
+  std::vector<std::string> Parts;
+  for (const Dim &D : Dims)
+    Parts.push_back(D.isSymbolic() ? D.getSymbol().str()
+                                   : std::to_string(D.getValue()));
+  return "[" + join(Parts) + "]";
+}
+
+class Verifier {
+public:
+  explicit Verifier(DiagnosticEngine &Diags) : Diags(Diags) {}
+
+  bool run(const Operation &Root) {
+    visit(Root);
+    return Ok;
+  }
+
+private:
+  bool fail(const Operation &Op, const llvm::Twine &Msg) {
+    Diags.report(Op.getLoc(), diag::err_ir_verify) << Op.getName()
+                                                   << Msg.str();
+    Ok = false;
+    return false;
+  }
+
+  void visit(const Operation &Op);
+  bool checkStructure(const Operation &Op);
+  bool checkDominance(const Operation &Op);
+  bool checkType(const Operation &Op, const Type &T, const llvm::Twine &What);
+  bool checkOp(const Operation &Op);
+
+  // Per-kind checks; each returns false after reporting.
+  bool checkModule(const Operation &Op);
+  bool checkFunc(const Operation &Op);
+  bool checkKernel(const Operation &Op);
+  bool checkConst(const Operation &Op);
+  bool checkBinary(const Operation &Op);
+  bool checkUnary(const Operation &Op);
+  bool checkCmp(const Operation &Op);
+  bool checkSelect(const Operation &Op);
+  bool checkCast(const Operation &Op);
+  bool checkMath(const Operation &Op);
+  bool checkThreadId(const Operation &Op);
+  bool checkAlloc(const Operation &Op);
+  bool checkLoadStore(const Operation &Op);
+  bool checkCopy(const Operation &Op);
+  bool checkFill(const Operation &Op);
+  bool checkGemm(const Operation &Op);
+  bool checkReduce(const Operation &Op);
+  bool checkCumsum(const Operation &Op);
+  bool checkAtomic(const Operation &Op);
+  bool checkUseSwizzle(const Operation &Op);
+  bool checkAnnotateLayout(const Operation &Op);
+  bool checkFor(const Operation &Op);
+  bool checkParallel(const Operation &Op);
+  bool checkIf(const Operation &Op);
+  bool checkWhile(const Operation &Op);
+  bool checkCondition(const Operation &Op);
+  bool checkLoopExit(const Operation &Op);
+  bool checkBarrier(const Operation &Op);
+  bool checkShfl(const Operation &Op);
+  bool checkVCopy(const Operation &Op);
+
+  // Shared helpers.
+  bool checkAccess(const Operation &Op, unsigned Group, bool AllowWhole,
+                   const llvm::Twine &What);
+  bool checkExtent(const Operation &Op, StringRef Name, const Type &Buffer);
+  bool checkRegionArgs(const Operation &Op, unsigned Region, unsigned Count,
+                       const llvm::Twine &What);
+  bool checkScalarOperand(const Operation &Op, unsigned I,
+                          const llvm::Twine &What);
+  bool requireAttr(const Operation &Op, StringRef Name, Attribute::Kind K,
+                   StringRef KindName);
+  bool checkStringChoice(const Operation &Op, StringRef Name,
+                         llvm::ArrayRef<StringRef> Choices, bool Required);
+
+  DiagnosticEngine &Diags;
+  bool Ok = true;
+  llvm::DenseSet<const Value *> Visible;
+  /// Symbols of the enclosing func (empty outside funcs).
+  llvm::StringSet<> Symbols;
+};
+
+//===----------------------------------------------------------------------===//
+// Walk, structure, dominance, types
+//===----------------------------------------------------------------------===//
+
+void Verifier::visit(const Operation &Op) {
+  bool Sound = checkStructure(Op) && checkDominance(Op);
+  llvm::StringSet<> SavedSymbols;
+  if (Op.is(OpKind::Func)) {
+    SavedSymbols = std::move(Symbols);
+    Symbols.clear();
+    if (auto Names = Op.getAttr("symbols") ? Op.getAttr("symbols")->getStringArray()
+                                            : std::nullopt)
+      for (const std::string &S : *Names)
+        Symbols.insert(S);
+  }
+  for (unsigned I = 0; I != Op.getNumResults(); ++I)
+    Sound &= checkType(Op, Op.getResult(I)->getType(),
+                       "result #" + llvm::Twine(I));
+  if (Sound)
+    checkOp(Op);
+
+  for (unsigned R = 0; R != Op.getNumRegions(); ++R) {
+    const Block &B = Op.getBody(R);
+    std::vector<const Value *> Added;
+    for (unsigned A = 0; A != B.getNumArguments(); ++A) {
+      const Value *Arg = B.getArgument(A);
+      checkType(Op, Arg->getType(),
+                "region #" + llvm::Twine(R) + " argument #" + llvm::Twine(A));
+      Visible.insert(Arg);
+      Added.push_back(Arg);
+    }
+    for (const Operation &Nested : B) {
+      visit(Nested);
+      for (unsigned I = 0; I != Nested.getNumResults(); ++I) {
+        Visible.insert(Nested.getResult(I));
+        Added.push_back(Nested.getResult(I));
+      }
+    }
+    for (const Value *V : Added)
+      Visible.erase(V);
+  }
+  if (Op.is(OpKind::Func))
+    Symbols = std::move(SavedSymbols);
+}
+
+/// Counts from Ops.def and well-formed operand groups.
+bool Verifier::checkStructure(const Operation &Op) {
+  auto Check = [&](int Fixed, unsigned Got, StringRef What) {
+    if (Fixed < 0 || unsigned(Fixed) == Got)
+      return true;
+    return fail(Op, "expects " + llvm::Twine(Fixed) + " " + What + ", got " +
+                        llvm::Twine(Got));
+  };
+  if (!Check(fixedNumOperands(Op.getKind()), Op.getNumOperands(),
+             "operand(s)") ||
+      !Check(fixedNumResults(Op.getKind()), Op.getNumResults(), "result(s)") ||
+      !Check(fixedNumRegions(Op.getKind()), Op.getNumRegions(), "region(s)"))
+    return false;
+  for (unsigned G = 0; G != Op.getNumGroups(); ++G)
+    if (Op.getSegments()[G] == 0)
+      return fail(Op, "has an empty operand group");
+  return true;
+}
+
+bool Verifier::checkDominance(const Operation &Op) {
+  for (unsigned I = 0; I != Op.getNumOperands(); ++I)
+    if (!Visible.count(Op.getOperand(I)))
+      return fail(Op, "operand #" + llvm::Twine(I) +
+                          " is used where its definition is not visible "
+                          "(it must be defined earlier in this block or in "
+                          "an enclosing one)");
+  return true;
+}
+
+bool Verifier::checkType(const Operation &Op, const Type &T,
+                         const llvm::Twine &What) {
+  if (!T.isValid())
+    return fail(Op, What + " has no type");
+  if (!T.isBuffer())
+    return true;
+  for (const Dim &D : T.getDims()) {
+    if (D.isStatic() && D.getValue() <= 0)
+      return fail(Op, What + " has a non-positive dimension in " + T.str());
+    if (D.isSymbolic() && !Symbols.count(D.getSymbol()))
+      return fail(Op, What + " uses symbol '" + D.getSymbol() +
+                          "' that the enclosing func does not declare");
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+bool Verifier::requireAttr(const Operation &Op, StringRef Name,
+                           Attribute::Kind K, StringRef KindName) {
+  const Attribute *A = Op.getAttr(Name);
+  if (!A)
+    return fail(Op, "requires attribute '" + Name + "'");
+  if (A->getKind() != K)
+    return fail(Op, "attribute '" + Name + "' must be " + KindName);
+  return true;
+}
+
+bool Verifier::checkStringChoice(const Operation &Op, StringRef Name,
+                                 llvm::ArrayRef<StringRef> Choices,
+                                 bool Required) {
+  if (!Op.getAttr(Name) && !Required)
+    return true;
+  if (!requireAttr(Op, Name, Attribute::Kind::String, "a string"))
+    return false;
+  StringRef V = *Op.getStringAttr(Name);
+  if (llvm::is_contained(Choices, V))
+    return true;
+  std::vector<std::string> Names(Choices.begin(), Choices.end());
+  return fail(Op, "attribute '" + Name + "' is \"" + V +
+                      "\"; expected one of " + join(Names));
+}
+
+bool Verifier::checkScalarOperand(const Operation &Op, unsigned I,
+                                  const llvm::Twine &What) {
+  if (Op.getOperand(I)->getType().isScalar())
+    return true;
+  return fail(Op, What + " must be a scalar, got " +
+                      Op.getOperand(I)->getType().str());
+}
+
+/// Group G is `%buf[%i...]`: a buffer with rank integer indices (or none,
+/// meaning the whole buffer, when AllowWhole).
+bool Verifier::checkAccess(const Operation &Op, unsigned G, bool AllowWhole,
+                           const llvm::Twine &What) {
+  llvm::ArrayRef<Value *> Group = Op.getGroup(G);
+  const Type &Buf = Group[0]->getType();
+  if (!Buf.isBuffer())
+    return fail(Op, What + " must be a buffer, got " + Buf.str());
+  unsigned NumIndices = Group.size() - 1;
+  if (NumIndices != Buf.rank() && !(AllowWhole && NumIndices == 0))
+    return fail(Op, What + " of rank " + llvm::Twine(Buf.rank()) + " has " +
+                        llvm::Twine(NumIndices) + " indices");
+  for (unsigned I = 1; I != Group.size(); ++I)
+    if (!Group[I]->getType().isInteger())
+      return fail(Op, What + " index #" + llvm::Twine(I - 1) +
+                          " must be an integer, got " +
+                          Group[I]->getType().str());
+  return true;
+}
+
+/// Attribute Name is an array with one entry per dim of Buffer: a positive
+/// int, -1 (unknown) or a symbol name.
+bool Verifier::checkExtent(const Operation &Op, StringRef Name,
+                           const Type &Buffer) {
+  if (!requireAttr(Op, Name, Attribute::Kind::Array, "an array"))
+    return false;
+  const std::vector<Attribute> &Elems = Op.getAttr(Name)->getArray();
+  if (Elems.size() != Buffer.rank())
+    return fail(Op, "attribute '" + Name + "' has " +
+                        llvm::Twine(Elems.size()) +
+                        " entries for a buffer of rank " +
+                        llvm::Twine(Buffer.rank()));
+  for (const Attribute &E : Elems) {
+    bool Good = (E.isInt() && (E.getInt() > 0 || E.getInt() == -1)) ||
+                (E.isString() && Symbols.count(E.getString()));
+    if (!Good)
+      return fail(Op, "attribute '" + Name + "' entry " + E.str() +
+                          " must be a positive integer, -1 or a declared "
+                          "symbol");
+  }
+  return true;
+}
+
+bool Verifier::checkRegionArgs(const Operation &Op, unsigned R, unsigned Count,
+                               const llvm::Twine &What) {
+  const Block &B = Op.getBody(R);
+  if (B.getNumArguments() != Count)
+    return fail(Op, "expects " + llvm::Twine(Count) + " " + What + ", got " +
+                        llvm::Twine(B.getNumArguments()));
+  for (unsigned A = 0; A != Count; ++A)
+    if (!B.getArgument(A)->getType().isI32())
+      return fail(Op, What + " #" + llvm::Twine(A) + " must be i32, got " +
+                          B.getArgument(A)->getType().str());
+  return true;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Per-kind checks
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool Verifier::checkOp(const Operation &Op) {
+  if (isBinaryOp(Op.getKind()))
+    return checkBinary(Op);
+  if (isUnaryOp(Op.getKind()))
+    return checkUnary(Op);
+  switch (Op.getKind()) {
+  case OpKind::Module: return checkModule(Op);
+  case OpKind::Func: return checkFunc(Op);
+  case OpKind::Kernel: return checkKernel(Op);
+  case OpKind::Const: return checkConst(Op);
+  case OpKind::Cmp: return checkCmp(Op);
+  case OpKind::Select: return checkSelect(Op);
+  case OpKind::Cast: return checkCast(Op);
+  case OpKind::Math: return checkMath(Op);
+  case OpKind::ThreadId: return checkThreadId(Op);
+  case OpKind::Alloc: return checkAlloc(Op);
+  case OpKind::Load:
+  case OpKind::Store: return checkLoadStore(Op);
+  case OpKind::Copy: return checkCopy(Op);
+  case OpKind::Fill: return checkFill(Op);
+  case OpKind::Gemm: return checkGemm(Op);
+  case OpKind::Reduce: return checkReduce(Op);
+  case OpKind::Cumsum: return checkCumsum(Op);
+  case OpKind::Atomic: return checkAtomic(Op);
+  case OpKind::UseSwizzle: return checkUseSwizzle(Op);
+  case OpKind::AnnotateLayout: return checkAnnotateLayout(Op);
+  case OpKind::For: return checkFor(Op);
+  case OpKind::Parallel: return checkParallel(Op);
+  case OpKind::If: return checkIf(Op);
+  case OpKind::While: return checkWhile(Op);
+  case OpKind::Condition: return checkCondition(Op);
+  case OpKind::Break:
+  case OpKind::Continue: return checkLoopExit(Op);
+  case OpKind::Barrier: return checkBarrier(Op);
+  case OpKind::Shfl: return checkShfl(Op);
+  case OpKind::VCopy: return checkVCopy(Op);
+  default:
+    return true;
+  }
+}
+
+bool Verifier::checkModule(const Operation &Op) {
+  if (Op.getParentOp())
+    return fail(Op, "must be the top-level operation");
+  if (!checkRegionArgs(Op, 0, 0, "region argument(s)"))
+    return false;
+  for (const Operation &Nested : Op.getBody())
+    if (!Nested.is(OpKind::Func))
+      return fail(Op, "may contain only 'func' ops, found '" +
+                          Nested.getName() + "'");
+  return true;
+}
+
+bool Verifier::checkFunc(const Operation &Op) {
+  if (!Op.getParentOp() || !Op.getParentOp()->is(OpKind::Module))
+    return fail(Op, "must be directly inside a 'module'");
+  if (!requireAttr(Op, "name", Attribute::Kind::String, "a string"))
+    return false;
+  std::vector<std::string> Syms, Params;
+  for (auto [Name, Out] : {std::pair{"symbols", &Syms}, {"params", &Params}}) {
+    const Attribute *A = Op.getAttr(Name);
+    if (!A)
+      continue;
+    std::optional<std::vector<std::string>> List = A->getStringArray();
+    if (!List)
+      return fail(Op, llvm::Twine("attribute '") + Name +
+                          "' must be an array of strings");
+    *Out = *List;
+  }
+  const Block &Body = Op.getBody();
+  if (Body.getNumArguments() != Syms.size() + Params.size())
+    return fail(Op, "has " + llvm::Twine(Body.getNumArguments()) +
+                        " region arguments for " + llvm::Twine(Syms.size()) +
+                        " symbol(s) and " + llvm::Twine(Params.size()) +
+                        " parameter(s)");
+  for (unsigned I = 0; I != Syms.size(); ++I)
+    if (!Body.getArgument(I)->getType().isI32())
+      return fail(Op, "symbol argument '" + Syms[I] + "' must be i32");
+  if (!Op.getAttr("out_idx"))
+    return true;
+  std::optional<std::vector<int64_t>> Out = Op.getIntArrayAttr("out_idx");
+  if (!Out)
+    return fail(Op, "attribute 'out_idx' must be an array of integers");
+  int64_t N = Params.size();
+  for (int64_t I : *Out)
+    if (I < -N || I >= N)
+      return fail(Op, "out_idx entry " + llvm::Twine(I) +
+                          " is out of range for " + llvm::Twine(N) +
+                          " parameter(s)");
+  return true;
+}
+
+bool Verifier::checkKernel(const Operation &Op) {
+  unsigned N = Op.getNumOperands();
+  if (N < 1 || N > 3)
+    return fail(Op, "expects 1 to 3 grid extents, got " + llvm::Twine(N));
+  for (unsigned I = 0; I != N; ++I)
+    if (!Op.getOperand(I)->getType().isI32())
+      return fail(Op, "grid extent #" + llvm::Twine(I) + " must be i32, got " +
+                          Op.getOperand(I)->getType().str());
+  if (!checkRegionArgs(Op, 0, N, "block index argument(s)"))
+    return false;
+  if (!Op.getParentOfKind(OpKind::Func))
+    return fail(Op, "must be inside a 'func'");
+  if (Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "cannot be nested in another kernel");
+  std::optional<std::vector<int64_t>> Threads = Op.getIntArrayAttr("threads");
+  if (!Threads || Threads->empty() || Threads->size() > 3 ||
+      llvm::any_of(*Threads, [](int64_t T) { return T <= 0; }))
+    return fail(Op, "requires attribute 'threads': 1 to 3 positive integers");
+  return true;
+}
+
+bool Verifier::checkConst(const Operation &Op) {
+  const Attribute *V = Op.getAttr("value");
+  const Type &T = Op.getResult()->getType();
+  if (!V)
+    return fail(Op, "requires attribute 'value'");
+  if (!T.isScalar())
+    return fail(Op, "result must be a scalar, got " + T.str());
+  bool Good = (V->isInt() && (T.isInteger() || T.isFloat())) ||
+              (V->isFloat() && T.isFloat()) || (V->isBool() && T.isBool());
+  if (!Good)
+    return fail(Op, "value " + V->str() + " cannot have type " + T.str());
+  return true;
+}
+
+bool Verifier::checkBinary(const Operation &Op) {
+  const Type &T = Op.getResult()->getType();
+  Value *A = Op.getOperand(0), *B = Op.getOperand(1);
+  if (!T.isScalar() || A->getType() != T || B->getType() != T)
+    return fail(Op, "operands must have the scalar result type " + T.str() +
+                        ", got " + typesOf(Op.getOperands()));
+  switch (Op.getKind()) {
+  case OpKind::And:
+  case OpKind::Or:
+  case OpKind::Xor:
+    if (!T.isInteger() && !T.isBool())
+      return fail(Op, "requires integer or i1 operands, got " + T.str());
+    return true;
+  case OpKind::Shl:
+  case OpKind::Shr:
+    if (!T.isInteger())
+      return fail(Op, "requires integer operands, got " + T.str());
+    return true;
+  default:
+    if (T.isBool())
+      return fail(Op, "does not take i1 operands");
+    return true;
+  }
+}
+
+bool Verifier::checkUnary(const Operation &Op) {
+  const Type &T = Op.getResult()->getType();
+  if (!T.isScalar() || Op.getOperand(0)->getType() != T)
+    return fail(Op, "operand must have the scalar result type " + T.str() +
+                        ", got " + typesOf(Op.getOperands()));
+  if (Op.is(OpKind::Not) && !T.isInteger() && !T.isBool())
+    return fail(Op, "requires an integer or i1 operand, got " + T.str());
+  if (Op.is(OpKind::Neg) && T.isBool())
+    return fail(Op, "does not take an i1 operand");
+  return true;
+}
+
+bool Verifier::checkCmp(const Operation &Op) {
+  if (!Op.getResult()->getType().isBool())
+    return fail(Op, "result must be i1, got " +
+                        Op.getResult()->getType().str());
+  const Type &A = Op.getOperand(0)->getType();
+  if (!A.isScalar() || Op.getOperand(1)->getType() != A)
+    return fail(Op, "operands must be scalars of one type, got " +
+                        typesOf(Op.getOperands()));
+  return checkStringChoice(Op, "pred", {"eq", "ne", "lt", "le", "gt", "ge"},
+                           true);
+}
+
+bool Verifier::checkSelect(const Operation &Op) {
+  if (!Op.getOperand(0)->getType().isBool())
+    return fail(Op, "condition must be i1, got " +
+                        Op.getOperand(0)->getType().str());
+  const Type &T = Op.getResult()->getType();
+  if (!T.isScalar() || Op.getOperand(1)->getType() != T ||
+      Op.getOperand(2)->getType() != T)
+    return fail(Op, "both choices must have the scalar result type " +
+                        T.str() + ", got " + typesOf(Op.getOperands()));
+  return true;
+}
+
+bool Verifier::checkCast(const Operation &Op) {
+  if (!Op.getResult()->getType().isScalar())
+    return fail(Op, "result must be a scalar, got " +
+                        Op.getResult()->getType().str());
+  return checkScalarOperand(Op, 0, "operand");
+}
+
+bool Verifier::checkMath(const Operation &Op) {
+  if (!requireAttr(Op, "fn", Attribute::Kind::String, "a string"))
+    return false;
+  StringRef Fn = *Op.getStringAttr("fn");
+  std::optional<unsigned> Arity = mathFnArity(Fn);
+  if (!Arity)
+    return fail(Op, "unknown function '" + Fn + "'");
+  if (Op.getNumOperands() != *Arity)
+    return fail(Op, "function '" + Fn + "' takes " + llvm::Twine(*Arity) +
+                        " operand(s), got " +
+                        llvm::Twine(Op.getNumOperands()));
+  const Type &T = Op.getResult()->getType();
+  for (Value *V : Op.getOperands())
+    if (!T.isScalar() || V->getType() != T)
+      return fail(Op, "operands must have the scalar result type " +
+                          T.str() + ", got " + typesOf(Op.getOperands()));
+  return true;
+}
+
+bool Verifier::checkThreadId(const Operation &Op) {
+  std::optional<int64_t> Dim = Op.getIntAttr("dim");
+  if (!Dim || *Dim < 0 || *Dim > 2)
+    return fail(Op, "requires attribute 'dim' of 0, 1 or 2");
+  if (!Op.getResult()->getType().isI32())
+    return fail(Op, "result must be i32");
+  return true;
+}
+
+bool Verifier::checkAlloc(const Operation &Op) {
+  const Type &T = Op.getResult()->getType();
+  if (!T.isBuffer())
+    return fail(Op, "result must be a buffer, got " + T.str());
+  if (T.getScope() == Scope::Global)
+    return fail(Op, "cannot allocate a global buffer");
+  if (!T.hasStaticShape())
+    return fail(Op, "buffer shape must be static, got " + T.str());
+  return true;
+}
+
+bool Verifier::checkLoadStore(const Operation &Op) {
+  bool IsLoad = Op.is(OpKind::Load);
+  unsigned Group = IsLoad ? 0 : 1;
+  if (Op.getNumGroups() != Group + 1)
+    return fail(Op, IsLoad ? "expects one operand group %buf[indices...]"
+                           : "expects operands %value, %buf[indices...]");
+  if (!checkAccess(Op, Group, false, "buffer"))
+    return false;
+  DType Elem = Op.getGroup(Group)[0]->getType().getDType();
+  const Type &V =
+      IsLoad ? Op.getResult()->getType() : Op.getOperand(0)->getType();
+  if (V != Type::scalar(Elem))
+    return fail(Op, llvm::Twine(IsLoad ? "result" : "stored value") +
+                        " must have the element type " + irName(Elem) +
+                        ", got " + V.str());
+  return true;
+}
+
+bool Verifier::checkCopy(const Operation &Op) {
+  if (Op.getNumGroups() != 2)
+    return fail(Op, "expects operands %src[...], %dst[...]");
+  return checkAccess(Op, 0, true, "source") &&
+         checkAccess(Op, 1, true, "destination") &&
+         checkExtent(Op, "src_extent", Op.getGroup(0)[0]->getType()) &&
+         checkExtent(Op, "dst_extent", Op.getGroup(1)[0]->getType());
+}
+
+bool Verifier::checkFill(const Operation &Op) {
+  if (Op.getNumGroups() != 2 || Op.getSegments()[1] != 1)
+    return fail(Op, "expects operands %buf[...], %value");
+  if (!checkAccess(Op, 0, true, "destination"))
+    return false;
+  const Type &Buf = Op.getOperand(0)->getType();
+  const Type &V = Op.getOperands().back()->getType();
+  if (V != Type::scalar(Buf.getDType()))
+    return fail(Op, "value must have the element type " +
+                        irName(Buf.getDType()) + ", got " + V.str());
+  return checkExtent(Op, "extent", Buf);
+}
+
+bool Verifier::checkGemm(const Operation &Op) {
+  for (unsigned I = 0; I != 3; ++I) {
+    const Type &T = Op.getOperand(I)->getType();
+    if (!T.isBuffer() || T.rank() != 2)
+      return fail(Op, "operand #" + llvm::Twine(I) +
+                          " must be a rank-2 buffer, got " + T.str());
+  }
+  for (StringRef Flag : {"transpose_a", "transpose_b", "clear_accum"})
+    if (Op.getAttr(Flag) && !Op.getBoolAttr(Flag))
+      return fail(Op, "attribute '" + Flag + "' must be a bool");
+  if (!checkStringChoice(Op, "policy", {"Square", "FullRow", "FullCol"},
+                         false))
+    return false;
+  if (Op.getAttr("k_pack") && Op.getIntAttr("k_pack").value_or(0) <= 0)
+    return fail(Op, "attribute 'k_pack' must be a positive integer");
+  llvm::ArrayRef<Dim> A = Op.getOperand(0)->getType().getDims();
+  llvm::ArrayRef<Dim> B = Op.getOperand(1)->getType().getDims();
+  llvm::ArrayRef<Dim> C = Op.getOperand(2)->getType().getDims();
+  bool TA = Op.getBoolAttr("transpose_a").value_or(false);
+  bool TB = Op.getBoolAttr("transpose_b").value_or(false);
+  const Dim &M = A[TA ? 1 : 0], &KA = A[TA ? 0 : 1];
+  const Dim &KB = B[TB ? 1 : 0], &N = B[TB ? 0 : 1];
+  if (!sameDim(KA, KB) || !sameDim(M, C[0]) || !sameDim(N, C[1]))
+    return fail(Op, "shapes do not agree: A " + shapeStr(A) + ", B " +
+                        shapeStr(B) + ", C " + shapeStr(C) +
+                        " (transpose_a = " + (TA ? "true" : "false") +
+                        ", transpose_b = " + (TB ? "true" : "false") +
+                        "); expected A MxK, B KxN, C MxN");
+  return true;
+}
+
+bool Verifier::checkReduce(const Operation &Op) {
+  const Type &Src = Op.getOperand(0)->getType();
+  const Type &Dst = Op.getOperand(1)->getType();
+  if (!Src.isBuffer() || !Dst.isBuffer())
+    return fail(Op, "operands must be buffers, got " +
+                        typesOf(Op.getOperands()));
+  if (!checkStringChoice(Op, "kind", {"max", "min", "sum", "abssum", "absmax"},
+                         true))
+    return false;
+  std::optional<int64_t> D = Op.getIntAttr("dim");
+  if (!D || *D < 0 || *D >= int64_t(Src.rank()))
+    return fail(Op, "attribute 'dim' must be in [0, " +
+                        llvm::Twine(Src.rank()) + ")");
+  if (Op.getAttr("clear") && !Op.getBoolAttr("clear"))
+    return fail(Op, "attribute 'clear' must be a bool");
+  // Accept both the reduced shape and the keep-dim shape (dim set to 1);
+  // a rank-1 source reduces into shape [1].
+  std::vector<Dim> Reduced(Src.getDims().begin(), Src.getDims().end());
+  std::vector<Dim> Kept = Reduced;
+  Reduced.erase(Reduced.begin() + *D);
+  Kept[*D] = Dim(1);
+  if (Reduced.empty())
+    Reduced.push_back(Dim(1));
+  if (Dst.getDims() != llvm::makeArrayRef(Reduced) &&
+      Dst.getDims() != llvm::makeArrayRef(Kept))
+    return fail(Op, "destination shape " + shapeStr(Dst.getDims()) +
+                        " does not match source shape " +
+                        shapeStr(Src.getDims()) + " reduced along dim " +
+                        llvm::Twine(*D) + " (expected " + shapeStr(Reduced) +
+                        ")");
+  return true;
+}
+
+bool Verifier::checkCumsum(const Operation &Op) {
+  const Type &Src = Op.getOperand(0)->getType();
+  const Type &Dst = Op.getOperand(1)->getType();
+  if (!Src.isBuffer() || !Dst.isBuffer() || Src.getDims() != Dst.getDims())
+    return fail(Op, "operands must be buffers of one shape, got " +
+                        typesOf(Op.getOperands()));
+  std::optional<int64_t> D = Op.getIntAttr("dim");
+  if (!D || *D < 0 || *D >= int64_t(Src.rank()))
+    return fail(Op, "attribute 'dim' must be in [0, " +
+                        llvm::Twine(Src.rank()) + ")");
+  if (Op.getAttr("reverse") && !Op.getBoolAttr("reverse"))
+    return fail(Op, "attribute 'reverse' must be a bool");
+  return true;
+}
+
+bool Verifier::checkAtomic(const Operation &Op) {
+  if (Op.getNumGroups() != 2)
+    return fail(Op, "expects operands %dst[...], %value or %dst[...], "
+                    "%src[...]");
+  if (!checkStringChoice(Op, "kind", {"add", "max", "min"}, true))
+    return false;
+  const Type &Dst = Op.getOperand(0)->getType();
+  llvm::ArrayRef<Value *> Src = Op.getGroup(1);
+  if (Src.size() == 1 && Src[0]->getType().isScalar()) {
+    if (!checkAccess(Op, 0, false, "destination"))
+      return false;
+    if (Src[0]->getType() != Type::scalar(Dst.getDType()))
+      return fail(Op, "value must have the element type " +
+                          irName(Dst.getDType()) + ", got " +
+                          Src[0]->getType().str());
+    return true;
+  }
+  if (!checkAccess(Op, 0, true, "destination") ||
+      !checkAccess(Op, 1, true, "source"))
+    return false;
+  return checkExtent(Op, "extent", Src[0]->getType());
+}
+
+bool Verifier::checkUseSwizzle(const Operation &Op) {
+  if (Op.getIntAttr("panel_size").value_or(0) <= 0)
+    return fail(Op, "requires attribute 'panel_size', a positive integer");
+  if (Op.getAttr("enable") && !Op.getBoolAttr("enable"))
+    return fail(Op, "attribute 'enable' must be a bool");
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return checkStringChoice(Op, "order", {"row", "col"}, false);
+}
+
+bool Verifier::checkAnnotateLayout(const Operation &Op) {
+  if (!Op.getOperand(0)->getType().isBuffer())
+    return fail(Op, "operand must be a buffer, got " +
+                        Op.getOperand(0)->getType().str());
+  return requireAttr(Op, "layout", Attribute::Kind::String, "a string");
+}
+
+bool Verifier::checkFor(const Operation &Op) {
+  for (unsigned I = 0; I != 3; ++I)
+    if (!Op.getOperand(I)->getType().isI32())
+      return fail(Op, "bounds and step must be i32, got " +
+                          typesOf(Op.getOperands()));
+  if (!checkRegionArgs(Op, 0, 1, "induction variable(s)") ||
+      !checkStringChoice(Op, "kind",
+                         {"serial", "pipelined", "unroll", "vectorized"}, true))
+    return false;
+  if (Op.getAttr("num_stages") && Op.getIntAttr("num_stages").value_or(-1) < 0)
+    return fail(Op, "attribute 'num_stages' must be a non-negative integer");
+  std::optional<std::vector<int64_t>> Order, Stage;
+  if (Op.getAttr("order") && !(Order = Op.getIntArrayAttr("order")))
+    return fail(Op, "attribute 'order' must be an array of integers");
+  if (Op.getAttr("stage") && !(Stage = Op.getIntArrayAttr("stage")))
+    return fail(Op, "attribute 'stage' must be an array of integers");
+  if (Order && Stage && Order->size() != Stage->size())
+    return fail(Op, "attributes 'order' and 'stage' differ in length");
+  return true;
+}
+
+bool Verifier::checkParallel(const Operation &Op) {
+  std::optional<std::vector<int64_t>> Extents = Op.getIntArrayAttr("extents");
+  if (!Extents || Extents->empty() ||
+      llvm::any_of(*Extents, [](int64_t E) { return E <= 0; }))
+    return fail(Op, "requires attribute 'extents': positive integers");
+  return checkRegionArgs(Op, 0, Extents->size(), "loop variable(s)");
+}
+
+bool Verifier::checkIf(const Operation &Op) {
+  if (Op.getNumRegions() < 1 || Op.getNumRegions() > 2)
+    return fail(Op, "expects a then region and an optional else region");
+  if (!Op.getOperand(0)->getType().isBool())
+    return fail(Op, "condition must be i1, got " +
+                        Op.getOperand(0)->getType().str());
+  for (unsigned R = 0; R != Op.getNumRegions(); ++R)
+    if (!checkRegionArgs(Op, R, 0, "region argument(s)"))
+      return false;
+  return true;
+}
+
+bool Verifier::checkWhile(const Operation &Op) {
+  if (!checkRegionArgs(Op, 0, 0, "region argument(s)") ||
+      !checkRegionArgs(Op, 1, 0, "region argument(s)"))
+    return false;
+  const Block &Cond = Op.getBody(0);
+  if (Cond.empty() || !Cond.back().is(OpKind::Condition))
+    return fail(Op, "condition region must end with a 'condition' op");
+  return true;
+}
+
+bool Verifier::checkCondition(const Operation &Op) {
+  const Operation *Parent = Op.getParentOp();
+  bool InCondRegion = Parent && Parent->is(OpKind::While) &&
+                      &Parent->getBody(0) == Op.getParentBlock() &&
+                      &Op.getParentBlock()->back() == &Op;
+  if (!InCondRegion)
+    return fail(Op, "must be the last op of a 'while' condition region");
+  if (!Op.getOperand(0)->getType().isBool())
+    return fail(Op, "operand must be i1, got " +
+                        Op.getOperand(0)->getType().str());
+  return true;
+}
+
+bool Verifier::checkLoopExit(const Operation &Op) {
+  for (const Operation *P = Op.getParentOp(); P; P = P->getParentOp()) {
+    if (P->is(OpKind::For) || P->is(OpKind::While))
+      return true;
+    if (P->is(OpKind::Parallel) || P->is(OpKind::Kernel) ||
+        P->is(OpKind::Func))
+      break;
+  }
+  return fail(Op, "must be inside a 'for' or 'while' loop");
+}
+
+bool Verifier::checkBarrier(const Operation &Op) {
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return true;
+}
+
+/// shfl %v, %lane {mode = "xor", width = 32} : T
+bool Verifier::checkShfl(const Operation &Op) {
+  const Type &T = Op.getResult()->getType();
+  if (!T.isScalar() || T.isBool() || Op.getOperand(0)->getType() != T)
+    return fail(Op, "value must be a non-i1 scalar of the result type " +
+                        T.str() + ", got " + typesOf(Op.getOperands()));
+  if (!Op.getOperand(1)->getType().isI32())
+    return fail(Op, "lane must be i32, got " +
+                        Op.getOperand(1)->getType().str());
+  int64_t Width = Op.getIntAttr("width").value_or(32);
+  if (Width < 1 || Width > 32 || (Width & (Width - 1)) != 0)
+    return fail(Op, "attribute 'width' must be a power of 2 up to 32");
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return checkStringChoice(Op, "mode", {"xor", "down", "up", "idx"}, true);
+}
+
+/// vcopy %dst[..], %src[..] {lanes = N}: one 1/2/4/8/16-byte access.
+bool Verifier::checkVCopy(const Operation &Op) {
+  if (Op.getNumGroups() != 2)
+    return fail(Op, "expects operands %dst[...], %src[...]");
+  if (!checkAccess(Op, 0, false, "destination") ||
+      !checkAccess(Op, 1, false, "source"))
+    return false;
+  DType Dst = Op.getOperand(0)->getType().getDType();
+  DType Src = Op.getGroup(1)[0]->getType().getDType();
+  if (Dst != Src)
+    return fail(Op, llvm::Twine("element types differ: ") + irName(Dst) +
+                        " and " + irName(Src));
+  int64_t Bits = Op.getIntAttr("lanes").value_or(0) * bitWidth(Dst);
+  if (Bits < 8 || Bits > 128 || (Bits & (Bits - 1)) != 0)
+    return fail(Op, "requires attribute 'lanes' such that lanes * element "
+                    "size is 1, 2, 4, 8 or 16 bytes");
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return true;
+}
+
+} // namespace
+
+bool ir::verify(const Operation &Root, DiagnosticEngine &Diags) {
+  return Verifier(Diags).run(Root);
+}

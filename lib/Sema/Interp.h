@@ -1,0 +1,279 @@
+//===- Interp.h - The compile-time Python interpreter of Sema --*- C++ -*-===//
+//
+// Interp evaluates the AST of a .tile file. Host code (module level, kernel
+// factories, helper functions) runs entirely at compile time. Inside a
+// prim_func body an IR insertion point exists (CurFunc): expressions that
+// depend on runtime values (thread-block indices, buffer elements, symbolic
+// dims) emit IR through the Builder, compile-time ones still fold.
+//
+// The implementation is split by responsibility:
+//   Evaluator.cpp   expressions, names, calls of Python functions
+//   Statements.cpp  statements, host and runtime control flow
+//   Arith.cpp       operators: folding, runtime promotion, affine forms
+//   Builtins.cpp    the builtin table, argument binder, namespaces
+//   PyBuiltins.cpp  len/min/range/..., methods of lists, dicts, strings
+//   TBuiltins.cpp   T.* scalars, math, dtypes, types, symbols
+//   KernelGen.cpp   prim_func -> func, T.Kernel, allocations, loops
+//   TileOps.cpp     copy, fill, gemm, reduce, cumsum, atomics, layouts
+//   Module.cpp      module level, kernel discovery, buildModule
+//
+// Error handling: a failed expression reports once and yields Poison; the
+// statement carries on. Fatal conditions (raise, failed assert, recursion
+// or loop limits) set Aborting, which unwinds to the kernel being built.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_LIB_SEMA_INTERP_H
+#define TILEC_LIB_SEMA_INTERP_H
+
+#include "Value.h"
+#include "tilec/IR/Builder.h"
+#include "tilec/Parse/AST.h"
+#include "tilec/Sema/Sema.h"
+#include "tilec/Support/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+#include <optional>
+
+namespace tilec {
+namespace sema {
+
+/// How a statement finished.
+enum class Flow { Normal, Break, Continue, Return, Abort };
+
+/// Evaluated arguments of a call, with the range of each.
+struct CallArgs {
+  std::vector<Value> Pos;
+  std::vector<llvm::SMRange> PosRanges;
+  std::vector<std::pair<std::string, Value>> Kw;
+  std::vector<llvm::SMRange> KwRanges;
+};
+
+/// An error report that, once emitted, adds a note_called_from for every
+/// Python call the error happened in.
+class ErrorReport {
+public:
+  ErrorReport(class Interp &I, DiagnosticBuilder B);
+  ErrorReport(ErrorReport &&O) : I(O.I), B(std::move(O.B)) { O.B.reset(); }
+  ~ErrorReport();
+  template <typename T> ErrorReport &operator<<(T &&V) {
+    *B << std::forward<T>(V);
+    return *this;
+  }
+
+private:
+  class Interp *I;
+  std::optional<DiagnosticBuilder> B;
+};
+
+/// A loop being executed in the current Python frame.
+struct LoopInfo {
+  bool Runtime;
+  /// Number of runtime regions open when the loop started (a host loop
+  /// cannot be left from inside a runtime if).
+  size_t RegionDepth;
+};
+
+/// Names bound while a runtime region (if branch, loop body, kernel) is
+/// open; they become stale when it closes.
+struct RegionLog {
+  std::vector<std::pair<std::string, llvm::SMRange>> Assigned;
+};
+
+/// One Python call (or the module body, or a prim_func body).
+struct Frame {
+  std::shared_ptr<Scope> Locals;
+  std::string FuncName;
+  llvm::SMRange CallSite;
+  Value ReturnValue;
+  std::vector<LoopInfo> Loops;
+  std::vector<RegionLog> Regions;
+  /// The body of the prim_func being built.
+  bool IsKernelBody = false;
+};
+
+/// The func op being built and what belongs to it.
+struct FuncState {
+  ir::Operation *Func = nullptr;
+  llvm::DenseMap<const SymbolObj *, ir::Value *> SymbolArgs;
+  ir::Operation *Kernel = nullptr;
+  /// Buffers allocated in the current kernel.
+  std::vector<BufferObj *> KernelBuffers;
+};
+
+/// c0 + sum(coef * atom) over IR values; used to fold slice extents such
+/// as (bx + 1) * 64 - bx * 64.
+struct Affine {
+  int64_t Const = 0;
+  llvm::SmallVector<std::pair<ir::Value *, int64_t>, 2> Terms;
+};
+
+class Interp {
+public:
+  Interp(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
+         const SemaOptions &Opts);
+
+  static constexpr unsigned MaxCallDepth = 100;
+  static constexpr uint64_t MaxLoopIterations = 1u << 20;
+  static constexpr uint64_t MaxSteps = 20000000;
+
+  //===--- Diagnostics ----------------------------------------------------===//
+  ErrorReport error(llvm::SMRange R, diag::ID ID);
+  DiagnosticBuilder warning(llvm::SMRange R, diag::ID ID) {
+    return Diags.report(R, ID);
+  }
+  /// Reports a fatal error and starts unwinding.
+  ErrorReport fatal(llvm::SMRange R, diag::ID ID);
+
+  //===--- Expressions (Evaluator.cpp) ------------------------------------===//
+  Value eval(const ast::Expr *E);
+  Value evalName(const ast::NameExpr *E);
+  Value lookupName(llvm::StringRef Name, llvm::SMRange R);
+  Value getAttribute(const Value &Base, llvm::StringRef Attr,
+                     llvm::SMRange BaseRange, llvm::SMRange AttrRange);
+  Value subscript(const Value &Base, const ast::Expr *Index,
+                  llvm::SMRange BaseRange);
+  Value call(const Value &Callee, CallArgs &Args, llvm::SMRange CallRange,
+             llvm::SMRange CalleeRange);
+  /// Calls a def or lambda; KernelBody marks the frame as the body of the
+  /// kernel being built (eager @tilelang.jit functions).
+  Value callFunction(FunctionObj &F, CallArgs &Args, llvm::SMRange CallRange,
+                     bool KernelBody = false);
+  bool evalArgs(const ast::ExprList &Args,
+                const std::vector<ast::Keyword> &Kws, CallArgs &Out);
+  std::shared_ptr<FunctionObj> makeFunction(const ast::FunctionDefStmt *D);
+
+  //===--- Statements (Statements.cpp) ------------------------------------===//
+  Flow exec(const ast::StmtList &Body);
+  Flow exec(const ast::Stmt *S);
+  /// Binds Target (a name, tuple/list of targets, subscript) to V.
+  void assign(const ast::Expr *Target, const Value &V, llvm::SMRange ValueRange);
+  /// Binds a name in the current frame, logging it in open runtime regions.
+  void bindName(llvm::StringRef Name, Value V, llvm::SMRange R);
+  /// Opens/closes a runtime region in the current frame.
+  void openRegion();
+  void closeRegion();
+
+  //===--- Conversions (Evaluator.cpp) ------------------------------------===//
+  /// Python truthiness; nullopt when it cannot be decided (reported, or a
+  /// host-only value in host code, skipped silently).
+  std::optional<bool> truthy(const Value &V, llvm::SMRange R);
+  /// Elements of a compile-time iterable; nullopt as for truthy.
+  std::optional<std::vector<Value>> iterate(const Value &V, llvm::SMRange R);
+  /// A compile-time int (bool accepted); What names it in messages.
+  std::optional<int64_t> constInt(const Value &V, llvm::SMRange R,
+                                  llvm::StringRef What);
+  std::optional<bool> constBool(const Value &V, llvm::SMRange R,
+                                llvm::StringRef What);
+  std::optional<DType> dtypeOf(const Value &V, llvm::SMRange R,
+                               llvm::StringRef What);
+  /// A shape: an int or a sequence of ints and symbols (when allowed).
+  std::optional<std::vector<ir::Dim>> shapeOf(const Value &V, llvm::SMRange R,
+                                              llvm::StringRef What,
+                                              bool AllowSymbols);
+  /// Reports that V must be compile-time but is runtime.
+  void reportNotCompileTime(const Value &V, llvm::SMRange R,
+                            llvm::StringRef What);
+  /// Reports that a host-only value reached code that needs a real one.
+  void reportHostValue(const Value &V, llvm::SMRange R);
+  BufferObj *bufferOf(const Value &V, llvm::SMRange R, llvm::StringRef What);
+
+  //===--- Runtime values (Arith.cpp) -------------------------------------===//
+  bool hasIR() const { return CurFunc != nullptr; }
+  bool inKernel() const { return CurFunc && CurFunc->Kernel; }
+  /// The value as an IR scalar (constants are materialized, buffer
+  /// references loaded, symbols read from the func); null after an error.
+  ir::Value *toRuntime(const Value &V, llvm::SMRange R);
+  /// Same, then cast to T when needed.
+  ir::Value *toRuntimeAs(const Value &V, DType T, llvm::SMRange R);
+  /// An i32 index (ints are cast).
+  ir::Value *toIndex(const Value &V, llvm::SMRange R);
+  ir::Value *castTo(ir::Value *V, DType T);
+  /// An i1 condition from a bool or a number (x != 0).
+  ir::Value *toCondition(ir::Value *V);
+  ir::Value *constant(const Value &V, DType T);
+  Value binary(ast::BinaryOp Op, const Value &L, const Value &R,
+               llvm::SMRange LR, llvm::SMRange RR, llvm::SMRange Whole);
+  Value compare(ast::CompareOp Op, const Value &L, const Value &R,
+                llvm::SMRange LR, llvm::SMRange RR, llvm::SMRange Whole);
+  Value unary(ast::UnaryOp Op, const Value &V, llvm::SMRange R,
+              llvm::SMRange Whole);
+  /// Binary op on runtime values after TVM-style promotion.
+  ir::Value *emitBinary(ir::OpKind K, ir::Value *A, ir::Value *B);
+  /// Promotes runtime/compile-time operands to a common dtype (a
+  /// compile-time number adopts the runtime operand's dtype).
+  std::optional<std::pair<ir::Value *, ir::Value *>>
+  promote(const Value &L, const Value &R, llvm::SMRange LR, llvm::SMRange RR,
+          bool FloatOnly = false);
+  /// Hi - Lo when it folds to a constant.
+  std::optional<int64_t> constDifference(ir::Value *Hi, ir::Value *Lo);
+  std::optional<Affine> affineOf(ir::Value *V);
+  void recordAffine(ir::Value *Result, ir::OpKind K, ir::Value *A,
+                    ir::Value *B);
+
+  //===--- Builtins (Builtins.cpp) ----------------------------------------===//
+  Value callBuiltin(const BuiltinObj &B, CallArgs &Args, llvm::SMRange CallRange);
+  /// A member of T, tilelang, math, ...; Silent makes unknown members
+  /// host-only values instead of errors (for imports and decorators).
+  Value namespaceMember(const NamespaceObj &NS, llvm::StringRef Name,
+                        llvm::SMRange R, bool Silent = false);
+
+  //===--- Kernels (KernelGen.cpp) ----------------------------------------===//
+  /// Builds a func op for the prim_func F into the module.
+  void buildPrimFunc(FunctionObj &F, llvm::StringRef Name,
+                     const FunctionTraits &Traits);
+  /// Runs an eager `@tilelang.jit` function body as a kernel.
+  void buildEagerFunc(FunctionObj &F, CallArgs &Args, llvm::SMRange At,
+                      const std::vector<bool> &IsTensorParam);
+  Flow execKernel(const ast::WithStmt *S, KernelSpecObj &Spec);
+  Flow execRuntimeFor(const ast::ForStmt *S, LoopObj &L);
+  Value makeSymbol(llvm::StringRef Name, DType T);
+  /// Emits the func op once the signature is known (eager mode seals it at
+  /// the first statement that needs IR).
+  bool sealEagerSignature(llvm::SMRange At);
+  /// `A: T.Tensor(shape, dtype)` in an eager kernel declares parameter A.
+  void declareEagerParam(const ast::NameExpr *Name, const ast::Expr *Annot);
+
+  //===--- State ----------------------------------------------------------===//
+  llvm::SourceMgr &SM;
+  DiagnosticEngine &Diags;
+  const SemaOptions &Opts;
+  ir::Builder B;
+  ir::Operation *ModuleOp = nullptr;
+  FuncState *CurFunc = nullptr;
+  std::vector<std::unique_ptr<Frame>> Frames;
+  std::shared_ptr<Scope> ModuleScope;
+  llvm::DenseMap<ir::Value *, Affine> Affines;
+  bool Aborting = false;
+  uint64_t Steps = 0;
+  /// The name a single-name assignment is about to bind (buffer names).
+  std::string PendingName;
+  /// `from tilelang.language import *` was seen.
+  bool StarImportT = false;
+
+  /// State of an eager `@tilelang.jit` kernel before its func is emitted.
+  struct EagerState {
+    std::string Name;
+    const FunctionObj *Fn = nullptr;
+    /// Declared tensors: (position among the function's parameters, or a
+    /// large number for T.empty outputs in creation order, buffer).
+    std::vector<std::pair<size_t, std::shared_ptr<BufferObj>>> Params;
+    size_t NumOutputs = 0;
+    FuncState Func;
+    bool Sealed = false;
+  };
+  EagerState *Eager = nullptr;
+  /// Symbols created so far (T.dynamic/T.const), in creation order.
+  std::vector<std::shared_ptr<SymbolObj>> AllSymbols;
+
+  Frame &frame() { return *Frames.back(); }
+  Scope &scope() { return *frame().Locals; }
+};
+
+/// The source text of a range, for messages: `A_shared`, `T.copy`.
+std::string exprText(llvm::SMRange R);
+/// A -D value: an int, a float, True/False, None, or else a string.
+Value parseDefineValue(const std::string &Text);
+
+} // namespace sema
+} // namespace tilec
+
+#endif

@@ -1,0 +1,779 @@
+//===- KernelGen.cpp - prim_funcs, kernels, buffers and loops -------------===//
+//
+// Turns a prim_func value into a `func` op: parameter annotations become
+// the signature (symbolic dims first, then the parameters), the body runs
+// with an insertion point in the func. `with T.Kernel(...)` opens a
+// `kernel` op, T.alloc_* make `alloc` ops, and kernel loops (T.Parallel,
+// T.Pipelined, T.serial, T.unroll, T.vectorized, range) become `parallel`
+// and `for` ops.
+//
+// Eager `@tilelang.jit` functions declare their tensors in the body
+// (`A: T.Tensor(...)`, `C = T.empty(...)`); their func op is emitted
+// ("sealed") at the first statement that needs IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builtins.h"
+#include "Interp.h"
+#include "tilec/IR/Value.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace tilec;
+using namespace tilec::sema;
+using namespace tilec::ast;
+
+//===----------------------------------------------------------------------===//
+// Symbols and parameter types
+//===----------------------------------------------------------------------===//
+
+Value Interp::makeSymbol(llvm::StringRef Name, DType T) {
+  auto S = std::make_shared<SymbolObj>(Name.str(), T);
+  AllSymbols.push_back(S);
+  return Value::object(std::move(S));
+}
+
+Value sema::tDynamic(Interp &I, BoundArgs &A) {
+  if (!A[0].isStr()) {
+    I.error(A.range(0), diag::err_type_mismatch)
+        << "name of a symbolic dimension" << "a str" << typeName(A[0]);
+    return Value::poison();
+  }
+  auto T = I.dtypeOf(A[1], A.range(1), "dtype");
+  if (!T)
+    return Value::poison();
+  return I.makeSymbol(A[0].getStr(), *T);
+}
+
+/// T.const("M, N"): shape names inferred from tensors at call time; here a
+/// -D value makes one a constant, otherwise it is a symbolic dim.
+Value sema::tConst(Interp &I, BoundArgs &A) {
+  if (!A[0].isStr()) {
+    I.error(A.range(0), diag::err_type_mismatch)
+        << "T.const names" << "a str" << typeName(A[0]);
+    return Value::poison();
+  }
+  llvm::SmallVector<llvm::StringRef, 4> Names;
+  llvm::StringRef(A[0].getStr()).split(Names, ',', -1, false);
+  std::vector<Value> Out;
+  for (llvm::StringRef N : Names) {
+    N = N.trim();
+    auto It = I.Opts.Defines.find(N.str());
+    if (It != I.Opts.Defines.end())
+      Out.push_back(parseDefineValue(It->second));
+    else
+      Out.push_back(I.makeSymbol(N, DType::Int32));
+  }
+  if (Out.size() == 1)
+    return Out[0];
+  return Value::tuple(std::move(Out));
+}
+
+Value sema::tTensor(Interp &I, BoundArgs &A) {
+  auto Dims = I.shapeOf(A[0], A.range(0), "the tensor", /*AllowSymbols=*/true);
+  auto T = I.dtypeOf(A[1], A.range(1), "dtype");
+  if (!Dims || !T)
+    return Value::poison();
+  auto TT = std::make_shared<TensorTypeObj>();
+  TT->Dims = std::move(*Dims);
+  TT->Ty = *T;
+  return Value::object(std::move(TT));
+}
+
+/// The IR type of a prim_func parameter annotation; nullopt after an error.
+static std::optional<ir::Type> paramType(Interp &I, const Value &V,
+                                         const Param &P) {
+  if (auto *TT = V.getAs<TensorTypeObj>())
+    return ir::Type::buffer(ir::Scope::Global, TT->Dims, TT->Ty);
+  if (V.isDType())
+    return ir::Type::scalar(V.getDType());
+  if (V.isPoison())
+    return std::nullopt;
+  if (V.isStr())
+    if (auto T = I.dtypeOf(V, P.Annotation->getRange(), "annotation"))
+      return ir::Type::scalar(*T);
+  I.error(P.Range, diag::err_tensor_annotation) << P.Name;
+  return std::nullopt;
+}
+
+/// Symbols used by the types, in creation order.
+static std::vector<std::string> symbolsOf(Interp &I,
+                                          const std::vector<ir::Type> &Types,
+                                          std::vector<const SymbolObj *> &Objs) {
+  std::vector<std::string> Names;
+  for (const auto &S : I.AllSymbols) {
+    bool Used = false;
+    for (const ir::Type &T : Types)
+      if (T.isBuffer())
+        for (const ir::Dim &D : T.getDims())
+          Used |= D.isSymbolic() && D.getSymbol() == S->Name;
+    if (Used && llvm::find(Names, S->Name) == Names.end()) {
+      Names.push_back(S->Name);
+      Objs.push_back(S.get());
+    }
+  }
+  return Names;
+}
+
+static std::vector<int64_t> normalizeOutIdx(Interp &I,
+                                            const FunctionTraits &Traits,
+                                            size_t NumParams, llvm::SMRange R) {
+  std::vector<int64_t> Out;
+  for (int64_t K : Traits.OutIdx) {
+    int64_t N = K < 0 ? K + int64_t(NumParams) : K;
+    if (N < 0 || N >= int64_t(NumParams)) {
+      I.error(R, diag::err_bad_out_idx) << K << NumParams;
+      continue;
+    }
+    Out.push_back(N);
+  }
+  return Out;
+}
+
+/// Creates the func op and maps each symbol to its block argument.
+static ir::Operation *createFuncOp(Interp &I, FuncState &FS,
+                                   llvm::StringRef Name,
+                                   const std::vector<std::string> &Params,
+                                   const std::vector<ir::Type> &Types,
+                                   const std::vector<int64_t> &OutIdx,
+                                   llvm::SMRange Loc) {
+  std::vector<const SymbolObj *> SymObjs;
+  std::vector<std::string> Symbols = symbolsOf(I, Types, SymObjs);
+  ir::Builder::InsertionGuard G(I.B);
+  I.B.setInsertionPointToEnd(I.ModuleOp->getBody());
+  I.B.setLoc(Location(Loc));
+  ir::Operation *F = I.B.createFunc(Name, Symbols, Params, Types, OutIdx);
+  for (size_t K = 0; K < SymObjs.size(); ++K)
+    FS.SymbolArgs[SymObjs[K]] = F->getBody().getArgument(K);
+  FS.Func = F;
+  return F;
+}
+
+static Value bindParam(ir::Value *Arg, const std::string &Name,
+                       const ir::Type &T, llvm::SMRange R) {
+  if (T.isScalar())
+    return Value::runtime(Arg);
+  auto Buf = std::make_shared<BufferObj>();
+  Buf->IR = Arg;
+  Buf->Name = Name;
+  Buf->Scope = T.getScope();
+  Buf->Dims = T.getDims();
+  Buf->Ty = T.getDType();
+  Buf->DeclRange = R;
+  return Value::object(std::move(Buf));
+}
+
+void Interp::buildPrimFunc(FunctionObj &F, llvm::StringRef Name,
+                           const FunctionTraits &Traits) {
+  auto Fr = std::make_unique<Frame>();
+  Fr->Locals = F.Closure;
+  Fr->FuncName = F.Name;
+  Frames.push_back(std::move(Fr));
+  std::vector<std::string> Names;
+  std::vector<ir::Type> Types;
+  bool OK = true;
+  for (const Param &P : *F.Params) {
+    if (!P.Annotation) {
+      error(P.Range, diag::err_tensor_annotation) << P.Name;
+      OK = false;
+      continue;
+    }
+    auto T = paramType(*this, eval(P.Annotation.get()), P);
+    OK &= T.has_value();
+    Names.push_back(P.Name);
+    Types.push_back(T ? *T : ir::Type::i32());
+  }
+  Frames.pop_back();
+  if (!OK || Aborting)
+    return;
+  FuncState FS;
+  auto OutIdx = normalizeOutIdx(*this, Traits, Names.size(), F.NameRange);
+  ir::Operation *Func =
+      createFuncOp(*this, FS, Name, Names, Types, OutIdx, F.Def->getRange());
+  auto Body = std::make_unique<Frame>();
+  Body->Locals = std::make_shared<Scope>(F.Closure);
+  Body->FuncName = F.Name;
+  Body->IsKernelBody = true;
+  unsigned NumSyms = FS.SymbolArgs.size();
+  for (size_t K = 0; K < Names.size(); ++K)
+    Body->Locals->set(Names[K],
+                      bindParam(Func->getBody().getArgument(NumSyms + K),
+                                Names[K], Types[K], (*F.Params)[K].Range));
+  Frames.push_back(std::move(Body));
+  CurFunc = &FS;
+  ir::Builder::InsertionGuard G(B);
+  B.setInsertionPointToEnd(Func->getBody());
+  exec(F.Def->Body);
+  CurFunc = nullptr;
+  Frames.pop_back();
+}
+
+//===----------------------------------------------------------------------===//
+// Eager @tilelang.jit kernels
+//===----------------------------------------------------------------------===//
+
+static size_t paramPosition(const FunctionObj &F, llvm::StringRef Name) {
+  for (size_t K = 0; K < F.Params->size(); ++K)
+    if ((*F.Params)[K].Name == Name)
+      return K;
+  return F.Params->size();
+}
+
+void Interp::declareEagerParam(const NameExpr *N, const Expr *Annot) {
+  size_t Pos = paramPosition(*Eager->Fn, N->Id);
+  if (Pos == Eager->Fn->Params->size())
+    return;
+  Value V = eval(Annot);
+  auto *TT = V.getAs<TensorTypeObj>();
+  if (!TT) {
+    if (!V.isPoison())
+      error(Annot->getRange(), diag::err_tensor_annotation) << N->Id;
+    bindName(N->Id, Value::poison(), N->getRange());
+    return;
+  }
+  if (Eager->Sealed) {
+    error(N->getRange(), diag::err_feature_unsupported)
+        << "declaring a tensor after the first kernel";
+    return;
+  }
+  auto Buf = std::make_shared<BufferObj>();
+  Buf->Name = N->Id;
+  Buf->Dims = TT->Dims;
+  Buf->Ty = TT->Ty;
+  Buf->DeclRange = N->getRange();
+  Eager->Params.emplace_back(Pos, Buf);
+  bindName(N->Id, Value::object(Buf), N->getRange());
+}
+
+Value sema::tEmpty(Interp &I, BoundArgs &A) {
+  if (!I.Eager || I.Eager->Sealed) {
+    I.error(A.CallRange, diag::err_feature_unsupported)
+        << "T.empty outside the declarations of a @tilelang.jit kernel";
+    return Value::poison();
+  }
+  auto Dims = I.shapeOf(A[0], A.range(0), "the output", true);
+  auto T = I.dtypeOf(A[1], A.range(1), "dtype");
+  if (!Dims || !T)
+    return Value::poison();
+  auto Buf = std::make_shared<BufferObj>();
+  Buf->Name = I.PendingName.empty()
+                  ? "out" + std::to_string(I.Eager->NumOutputs)
+                  : I.PendingName;
+  Buf->Dims = std::move(*Dims);
+  Buf->Ty = *T;
+  Buf->DeclRange = A.CallRange;
+  size_t Pos = size_t(1) << 30;
+  I.Eager->Params.emplace_back(Pos + I.Eager->NumOutputs++, Buf);
+  return Value::object(std::move(Buf));
+}
+
+bool Interp::sealEagerSignature(llvm::SMRange At) {
+  if (!Eager || Eager->Sealed)
+    return Eager != nullptr;
+  Eager->Sealed = true;
+  auto &Params = Eager->Params;
+  std::stable_sort(Params.begin(), Params.end(),
+                   [](auto &L, auto &R) { return L.first < R.first; });
+  std::vector<std::string> Names;
+  std::vector<ir::Type> Types;
+  std::vector<int64_t> OutIdx;
+  for (size_t K = 0; K < Params.size(); ++K) {
+    BufferObj &Buf = *Params[K].second;
+    Names.push_back(Buf.Name);
+    Types.push_back(ir::Type::buffer(ir::Scope::Global, Buf.Dims, Buf.Ty));
+    if (Params[K].first >= (size_t(1) << 30))
+      OutIdx.push_back(int64_t(K));
+  }
+  ir::Operation *Func = createFuncOp(*this, Eager->Func, Eager->Name, Names,
+                                     Types, OutIdx, Eager->Fn->Def->getRange());
+  unsigned NumSyms = Eager->Func.SymbolArgs.size();
+  for (size_t K = 0; K < Params.size(); ++K) {
+    Params[K].second->IR = Func->getBody().getArgument(NumSyms + K);
+    Params[K].second->IR->setNameHint(Names[K]);
+  }
+  CurFunc = &Eager->Func;
+  B.setInsertionPointToEnd(Func->getBody());
+  return true;
+}
+
+void Interp::buildEagerFunc(FunctionObj &F, CallArgs &Args, llvm::SMRange At,
+                            const std::vector<bool> &IsTensorParam) {
+  EagerState ES;
+  ES.Name = F.Name;
+  ES.Fn = &F;
+  Eager = &ES;
+  ir::Builder::InsertionGuard G(B);
+  callFunction(F, Args, At, /*KernelBody=*/true);
+  if (!Aborting)
+    sealEagerSignature(At);
+  CurFunc = nullptr;
+  Eager = nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// T.Kernel
+//===----------------------------------------------------------------------===//
+
+static std::optional<std::vector<int64_t>> threadsOf(Interp &I, const Value &V,
+                                                     llvm::SMRange R) {
+  if (V.isNone())
+    return std::vector<int64_t>{128};
+  std::vector<Value> Items = V.isSequence() ? V.elts() : std::vector<Value>{V};
+  if (Items.empty() || Items.size() > 3) {
+    I.error(R, diag::err_bad_threads);
+    return std::nullopt;
+  }
+  std::vector<int64_t> Out;
+  int64_t Total = 1;
+  for (const Value &Item : Items) {
+    if (!Item.isIntLike()) {
+      if (Item.isRuntime() || Item.getAs<SymbolObj>())
+        I.reportNotCompileTime(Item, R, "'threads'");
+      else if (!Item.isPoison())
+        I.error(R, diag::err_bad_threads);
+      return std::nullopt;
+    }
+    if (Item.getInt() <= 0) {
+      I.error(R, diag::err_non_positive_extent) << "'threads'" << Item.getInt();
+      return std::nullopt;
+    }
+    Out.push_back(Item.getInt());
+    Total = std::min<int64_t>(Total * Item.getInt(), int64_t(1) << 40);
+  }
+  if (Total > 1024) {
+    I.error(R, diag::err_too_many_threads) << Total;
+    return std::nullopt;
+  }
+  return Out;
+}
+
+Value sema::tKernel(Interp &I, BoundArgs &A) {
+  if (A.Rest.empty() || A.Rest.size() > 3) {
+    I.error(A.CallRange, diag::err_kernel_grid_rank) << A.Rest.size();
+    return Value::poison();
+  }
+  auto Spec = std::make_shared<KernelSpecObj>();
+  Spec->Range = A.CallRange;
+  for (size_t K = 0; K < A.Rest.size(); ++K) {
+    const Value &G = A.Rest[K];
+    if (G.isIntLike() && G.getInt() <= 0) {
+      I.error(A.RestRanges[K], diag::err_non_positive_extent)
+          << "grid extent " + std::to_string(K) << G.getInt();
+      return Value::poison();
+    }
+    Spec->Grid.push_back(G);
+    Spec->GridRanges.push_back(A.RestRanges[K]);
+  }
+  auto Threads = threadsOf(I, A[0], A.range(0));
+  if (!Threads)
+    return Value::poison();
+  Spec->Threads = std::move(*Threads);
+  return Value::object(std::move(Spec));
+}
+
+/// Names of the `as` target, one per grid dim; nullopt on a count mismatch.
+static std::optional<std::vector<std::string>>
+kernelBindNames(Interp &I, const Expr *Target, size_t Rank) {
+  std::vector<std::string> Names;
+  if (!Target)
+    return Names;
+  if (auto *N = llvm::dyn_cast<NameExpr>(Target)) {
+    if (Rank == 1)
+      Names.push_back(N->Id);
+    return Names;
+  }
+  const ExprList *Elts = nullptr;
+  if (auto *T = llvm::dyn_cast<TupleExpr>(Target))
+    Elts = &T->Elts;
+  else if (auto *L = llvm::dyn_cast<ListExpr>(Target))
+    Elts = &L->Elts;
+  if (!Elts) {
+    I.error(Target->getRange(), diag::err_invalid_assign_target)
+        << "'" + exprText(Target->getRange()) + "'";
+    return std::nullopt;
+  }
+  if (Elts->size() != Rank) {
+    I.error(Target->getRange(), diag::err_kernel_bind_count)
+        << Rank << Elts->size();
+    return std::nullopt;
+  }
+  for (const ExprPtr &E : *Elts)
+    Names.push_back(llvm::isa<NameExpr>(E.get())
+                        ? llvm::cast<NameExpr>(E.get())->Id
+                        : std::string());
+  return Names;
+}
+
+static void bindKernelTarget(Interp &I, const Expr *Target,
+                             ir::Operation *Kernel) {
+  if (!Target)
+    return;
+  std::vector<Value> Args;
+  for (ir::Value *A : Kernel->getBody().getArguments())
+    Args.push_back(Value::runtime(A));
+  Value V = Args.size() == 1 && llvm::isa<NameExpr>(Target)
+                ? Args[0]
+                : Value::tuple(std::move(Args));
+  I.assign(Target, V, Target->getRange());
+}
+
+Flow Interp::execKernel(const WithStmt *S, KernelSpecObj &Spec) {
+  if (!hasIR() && Eager)
+    sealEagerSignature(Spec.Range);
+  if (!hasIR()) {
+    error(Spec.Range, diag::err_kernel_outside_func);
+    return Flow::Normal;
+  }
+  if (inKernel()) {
+    error(Spec.Range, diag::err_nested_kernel);
+    return Flow::Normal;
+  }
+  const Expr *Target = S->Items[0].Target.get();
+  auto Names = kernelBindNames(*this, Target, Spec.Grid.size());
+  std::vector<ir::Value *> Grid;
+  for (size_t K = 0; K < Spec.Grid.size(); ++K)
+    Grid.push_back(toIndex(Spec.Grid[K], Spec.GridRanges[K]));
+  if (!Names || llvm::is_contained(Grid, nullptr))
+    return Aborting ? Flow::Abort : Flow::Normal;
+  B.setLoc(Location(Spec.Range));
+  ir::Operation *K = B.createKernel(Grid, Spec.Threads, *Names);
+  CurFunc->Kernel = K;
+  CurFunc->KernelBuffers.clear();
+  Flow F;
+  {
+    ir::Builder::InsertionGuard G(B);
+    B.setInsertionPointToEnd(K->getBody());
+    openRegion();
+    bindKernelTarget(*this, Target, K);
+    F = exec(S->Body);
+    closeRegion();
+  }
+  CurFunc->Kernel = nullptr;
+  return F == Flow::Abort ? Flow::Abort : Flow::Normal;
+}
+
+//===----------------------------------------------------------------------===//
+// Allocation
+//===----------------------------------------------------------------------===//
+
+static std::optional<ir::Scope> parseScopeName(llvm::StringRef S) {
+  return llvm::StringSwitch<std::optional<ir::Scope>>(S)
+      .Cases("shared", "shared.dyn", ir::Scope::Shared)
+      .Cases("local.fragment", "fragment", ir::Scope::Fragment)
+      .Case("local", ir::Scope::Local)
+      .Cases("local.var", "var", ir::Scope::Var)
+      .Case("global", ir::Scope::Global)
+      .Default(std::nullopt);
+}
+
+static std::string pendingBufferName(Interp &I) {
+  return I.PendingName.empty() ? "the buffer" : "'" + I.PendingName + "'";
+}
+
+static Value allocBuffer(Interp &I, ir::Scope Scope,
+                         const std::vector<ir::Dim> &Dims, DType T,
+                         llvm::SMRange R) {
+  auto Buf = std::make_shared<BufferObj>();
+  Buf->Name = I.PendingName;
+  Buf->Scope = Scope;
+  Buf->Dims = Dims;
+  Buf->Ty = T;
+  Buf->DeclRange = R;
+  Buf->Kernel = I.CurFunc->Kernel;
+  Buf->IR = I.B.createAlloc(ir::Type::buffer(Scope, Dims, T), I.PendingName);
+  if (I.CurFunc->Kernel)
+    I.CurFunc->KernelBuffers.push_back(Buf.get());
+  return Value::object(std::move(Buf));
+}
+
+/// T.alloc_shared / alloc_fragment / alloc_local (shape, dtype, scope).
+static Value allocTile(Interp &I, BoundArgs &A) {
+  std::string What = pendingBufferName(I);
+  auto Dims = I.shapeOf(A[0], A.range(0), What, /*AllowSymbols=*/false);
+  auto T = I.dtypeOf(A[1], A.range(1), "dtype");
+  if (!A[2].isStr()) {
+    I.error(A.range(2), diag::err_type_mismatch)
+        << "scope" << "a str" << typeName(A[2]);
+    return Value::poison();
+  }
+  auto Scope = parseScopeName(A[2].getStr());
+  if (!Scope) {
+    I.error(A.range(2), diag::err_bad_scope) << A[2].getStr();
+    return Value::poison();
+  }
+  if (!Dims || !T)
+    return Value::poison();
+  return allocBuffer(I, *Scope, *Dims, *T, A.CallRange);
+}
+
+Value sema::tAllocShared(Interp &I, BoundArgs &A) { return allocTile(I, A); }
+Value sema::tAllocFragment(Interp &I, BoundArgs &A) { return allocTile(I, A); }
+Value sema::tAllocLocal(Interp &I, BoundArgs &A) { return allocTile(I, A); }
+
+Value sema::tAllocGlobal(Interp &I, BoundArgs &A) {
+  std::string What = pendingBufferName(I);
+  auto Dims = I.shapeOf(A[0], A.range(0), What, /*AllowSymbols=*/true);
+  auto T = I.dtypeOf(A[1], A.range(1), "dtype");
+  if (!Dims || !T)
+    return Value::poison();
+  return allocBuffer(I, ir::Scope::Global, *Dims, *T, A.CallRange);
+}
+
+Value sema::tAllocVar(Interp &I, BoundArgs &A) {
+  auto T = I.dtypeOf(A[0], A.range(0), "dtype");
+  if (!T)
+    return Value::poison();
+  Value V = allocBuffer(I, ir::Scope::Var, {ir::Dim(1)}, *T, A.CallRange);
+  if (!A[1].isNone()) {
+    ir::Value *Init = I.toRuntimeAs(A[1], *T, A.range(1));
+    if (!Init)
+      return Value::poison();
+    I.B.createStore(Init, V.getAs<BufferObj>()->IR, {I.B.createConstInt(0)});
+  }
+  return V;
+}
+
+Value sema::tGetThreadBinding(Interp &I, BoundArgs &A) {
+  auto D = I.constInt(A[0], A.range(0), "the thread dimension");
+  if (!D)
+    return Value::poison();
+  if (*D < 0 || *D > 2) {
+    I.error(A.range(0), diag::err_thread_binding_dim) << *D;
+    return Value::poison();
+  }
+  return Value::runtime(I.B.createThreadId(*D));
+}
+
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+/// Fills Start/Stop/Step from (start, stop=None[, step=None]).
+static bool loopBounds(Interp &I, BoundArgs &A, LoopObj &L, int StepArg) {
+  L.Range = A.CallRange;
+  if (A[1].isNone()) {
+    L.Start = Value::integer(0);
+    L.Stop = A[0];
+    L.StartRange = L.StopRange = A.range(0);
+  } else {
+    L.Start = A[0];
+    L.Stop = A[1];
+    L.StartRange = A.range(0);
+    L.StopRange = A.range(1);
+  }
+  L.Step = StepArg >= 0 && !A[StepArg].isNone() ? A[StepArg] : Value::integer(1);
+  L.StepRange = StepArg >= 0 ? A.range(StepArg) : A.CallRange;
+  for (const Value *V : {&L.Start, &L.Stop, &L.Step}) {
+    if (V->isFloat() || V->isStr() || V->isSequence()) {
+      I.error(V == &L.Start ? L.StartRange
+              : V == &L.Stop ? L.StopRange
+                             : L.StepRange,
+              diag::err_type_mismatch)
+          << "loop bound" << "an integer" << typeName(*V);
+      return false;
+    }
+  }
+  if (L.Step.isIntLike() && L.Step.getInt() == 0) {
+    I.error(L.StepRange, diag::err_non_positive_extent) << "loop step" << 0;
+    return false;
+  }
+  return true;
+}
+
+static Value makeLoop(Interp &I, BoundArgs &A, LoopObj::LoopKind K,
+                      int StepArg) {
+  auto L = std::make_shared<LoopObj>(K);
+  if (!loopBounds(I, A, *L, StepArg))
+    return Value::poison();
+  return Value::object(std::move(L));
+}
+
+Value sema::pyRange(Interp &I, BoundArgs &A) {
+  return makeLoop(I, A, LoopObj::LoopKind::Range, 2);
+}
+Value sema::tSerial(Interp &I, BoundArgs &A) {
+  return makeLoop(I, A, LoopObj::LoopKind::Serial, 2);
+}
+Value sema::tUnroll(Interp &I, BoundArgs &A) {
+  return makeLoop(I, A, LoopObj::LoopKind::Unroll, 2);
+}
+Value sema::tVectorized(Interp &I, BoundArgs &A) {
+  return makeLoop(I, A, LoopObj::LoopKind::Vectorized, -1);
+}
+
+Value sema::tParallel(Interp &I, BoundArgs &A) {
+  auto L = std::make_shared<LoopObj>(LoopObj::LoopKind::Parallel);
+  L->Range = A.CallRange;
+  if (A.Rest.empty()) {
+    I.error(A.CallRange, diag::err_missing_argument) << A.name() << "extents";
+    return Value::poison();
+  }
+  for (size_t K = 0; K < A.Rest.size(); ++K) {
+    const Value &E = A.Rest[K];
+    if (E.isRuntime() || E.getAs<BufferRefObj>() || E.getAs<SymbolObj>()) {
+      I.error(A.RestRanges[K], diag::err_parallel_nested_runtime);
+      return Value::poison();
+    }
+    auto N = I.constInt(E, A.RestRanges[K], "T.Parallel extent");
+    if (!N)
+      return Value::poison();
+    if (*N <= 0) {
+      I.error(A.RestRanges[K], diag::err_non_positive_extent)
+          << "T.Parallel extent" << *N;
+      return Value::poison();
+    }
+    L->Extents.push_back(*N);
+  }
+  return Value::object(std::move(L));
+}
+
+static std::optional<std::vector<int64_t>>
+intList(Interp &I, const Value &V, llvm::SMRange R, llvm::StringRef What) {
+  if (!V.isSequence()) {
+    I.error(R, diag::err_type_mismatch) << What << "a list of ints"
+                                        << typeName(V);
+    return std::nullopt;
+  }
+  std::vector<int64_t> Out;
+  for (const Value &E : V.elts()) {
+    auto N = I.constInt(E, R, What);
+    if (!N)
+      return std::nullopt;
+    Out.push_back(*N);
+  }
+  return Out;
+}
+
+static bool checkPipelineOrder(Interp &I, LoopObj &L, llvm::SMRange R) {
+  if (L.HasOrder && L.HasStage && L.Order.size() != L.Stage.size()) {
+    I.error(R, diag::err_bad_pipeline)
+        << "'order' has " + std::to_string(L.Order.size()) +
+               " entries but 'stage' has " + std::to_string(L.Stage.size());
+    return false;
+  }
+  std::vector<int64_t> Sorted = L.Order;
+  std::sort(Sorted.begin(), Sorted.end());
+  for (size_t K = 0; K < Sorted.size(); ++K)
+    if (Sorted[K] != int64_t(K)) {
+      I.error(R, diag::err_bad_pipeline)
+          << "'order' must be a permutation of 0.." +
+                 std::to_string(int64_t(Sorted.size()) - 1);
+      return false;
+    }
+  for (int64_t S : L.Stage)
+    if (S < 0 || S > std::max<int64_t>(L.NumStages, 1)) {
+      I.error(R, diag::err_bad_pipeline)
+          << "stage " + std::to_string(S) + " is outside 0.." +
+                 std::to_string(std::max<int64_t>(L.NumStages, 1));
+      return false;
+    }
+  return true;
+}
+
+Value sema::tPipelined(Interp &I, BoundArgs &A) {
+  auto L = std::make_shared<LoopObj>(LoopObj::LoopKind::Pipelined);
+  if (!loopBounds(I, A, *L, -1))
+    return Value::poison();
+  auto Stages = I.constInt(A[2], A.range(2), "num_stages");
+  if (!Stages)
+    return Value::poison();
+  if (*Stages < 0) {
+    I.error(A.range(2), diag::err_bad_pipeline)
+        << "num_stages must be non-negative, got " + std::to_string(*Stages);
+    return Value::poison();
+  }
+  L->NumStages = *Stages;
+  for (unsigned K : {3u, 4u}) {
+    if (A[K].isNone())
+      continue;
+    auto List = intList(I, A[K], A.range(K), K == 3 ? "order" : "stage");
+    if (!List)
+      return Value::poison();
+    (K == 3 ? L->Order : L->Stage) = *List;
+    (K == 3 ? L->HasOrder : L->HasStage) = true;
+  }
+  if (!checkPipelineOrder(I, *L, A.CallRange))
+    return Value::poison();
+  return Value::object(std::move(L));
+}
+
+static llvm::StringRef loopKindName(LoopObj::LoopKind K) {
+  switch (K) {
+  case LoopObj::LoopKind::Pipelined:
+    return "pipelined";
+  case LoopObj::LoopKind::Unroll:
+    return "unroll";
+  case LoopObj::LoopKind::Vectorized:
+    return "vectorized";
+  default:
+    return "serial";
+  }
+}
+
+/// Names of the loop variables; nullopt (reported) on a count mismatch.
+static std::optional<std::vector<const NameExpr *>>
+loopTargets(Interp &I, const Expr *Target, size_t Count) {
+  std::vector<const NameExpr *> Out;
+  if (auto *N = llvm::dyn_cast<NameExpr>(Target))
+    Out.push_back(N);
+  else if (auto *T = llvm::dyn_cast<TupleExpr>(Target))
+    for (const ExprPtr &E : T->Elts)
+      Out.push_back(llvm::dyn_cast<NameExpr>(E.get()));
+  if (llvm::is_contained(Out, nullptr) || Out.empty()) {
+    I.error(Target->getRange(), diag::err_invalid_assign_target)
+        << "'" + exprText(Target->getRange()) + "' in a kernel loop";
+    return std::nullopt;
+  }
+  if (Out.size() != Count) {
+    I.error(Target->getRange(), diag::err_unpack_count) << Count << Out.size();
+    return std::nullopt;
+  }
+  return Out;
+}
+
+static ir::Operation *createLoopOp(Interp &I, LoopObj &L, size_t NumIVs,
+                                   const std::vector<const NameExpr *> &IVs) {
+  if (L.LK == LoopObj::LoopKind::Parallel) {
+    std::vector<std::string> Names;
+    for (const NameExpr *N : IVs)
+      Names.push_back(N->Id);
+    return I.B.createParallel(L.Extents, Names);
+  }
+  ir::Value *Lo = I.toIndex(L.Start, L.StartRange);
+  ir::Value *Hi = I.toIndex(L.Stop, L.StopRange);
+  ir::Value *Step = I.toIndex(L.Step, L.StepRange);
+  if (!Lo || !Hi || !Step)
+    return nullptr;
+  ir::Operation *Op =
+      I.B.createFor(Lo, Hi, Step, loopKindName(L.LK), IVs[0]->Id);
+  if (L.LK != LoopObj::LoopKind::Pipelined)
+    return Op;
+  Op->setAttr("num_stages", ir::Attribute::integer(L.NumStages));
+  if (L.HasOrder)
+    Op->setAttr("order", ir::Attribute::intArray(L.Order));
+  if (L.HasStage)
+    Op->setAttr("stage", ir::Attribute::intArray(L.Stage));
+  return Op;
+}
+
+Flow Interp::execRuntimeFor(const ForStmt *S, LoopObj &L) {
+  size_t NumIVs =
+      L.LK == LoopObj::LoopKind::Parallel ? L.Extents.size() : size_t(1);
+  auto IVs = loopTargets(*this, S->Target.get(), NumIVs);
+  if (!IVs)
+    return Flow::Normal;
+  B.setLoc(Location(L.Range));
+  ir::Operation *Op = createLoopOp(*this, L, NumIVs, *IVs);
+  if (!Op)
+    return Aborting ? Flow::Abort : Flow::Normal;
+  ir::Builder::InsertionGuard G(B);
+  B.setInsertionPointToEnd(Op->getBody());
+  frame().Loops.push_back({true, frame().Regions.size()});
+  openRegion();
+  for (size_t K = 0; K < NumIVs; ++K)
+    bindName((*IVs)[K]->Id, Value::runtime(Op->getBody().getArgument(K)),
+             (*IVs)[K]->getRange());
+  Flow F = exec(S->Body);
+  closeRegion();
+  frame().Loops.pop_back();
+  return F == Flow::Abort ? Flow::Abort : Flow::Normal;
+}

@@ -1,0 +1,297 @@
+//===- Module.cpp - Module level: kernel discovery and buildModule --------===//
+//
+// 1. Runs the module body: imports, constants (a -D value replaces the
+//    assignment of a module-level name), function definitions. Bare
+//    expression statements at module level are host driver code and are
+//    skipped; `__name__` is "tilec", so `if __name__ == "__main__":` blocks
+//    do not run.
+// 2. Finds kernels among the top-level functions, in source order:
+//      - `@T.prim_func def f(...)`: kernel `f`;
+//      - a factory: a function whose body defines a `@T.prim_func`; it is
+//        called with -D values or its defaults and must return a
+//        prim_func, which becomes kernel <factory name>;
+//      - an eager `@tilelang.jit` function whose body holds
+//        `with T.Kernel(...)` directly: kernel <function name>.
+// 3. Builds the selected kernels into one module op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builtins.h"
+#include "Interp.h"
+#include "tilec/IR/Verifier.h"
+#include "tilec/Support/Target.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace tilec;
+using namespace tilec::sema;
+using namespace tilec::ast;
+
+Interp::Interp(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
+               const SemaOptions &Opts)
+    : SM(SM), Diags(Diags), Opts(Opts) {
+  ModuleScope = std::make_shared<Scope>();
+  auto F = std::make_unique<Frame>();
+  F->Locals = ModuleScope;
+  F->FuncName = "<module>";
+  Frames.push_back(std::move(F));
+  ModuleScope->set("__name__", Value::str("tilec"));
+}
+
+namespace {
+enum class KernelKind { PrimFunc, Factory, Eager };
+
+struct KernelCandidate {
+  KernelKind Kind;
+  const FunctionDefStmt *Def;
+  std::string Name;
+};
+
+/// The last dotted component of a decorator's callee ("prim_func" for
+/// `@T.prim_func`, "jit" for `@tilelang.jit(out_idx=[2])`).
+std::string decoratorName(const Expr *D) {
+  if (auto *C = llvm::dyn_cast<CallExpr>(D))
+    D = C->Callee.get();
+  if (auto *A = llvm::dyn_cast<AttributeExpr>(D))
+    return A->Attr;
+  if (auto *N = llvm::dyn_cast<NameExpr>(D))
+    return N->Id;
+  return "";
+}
+
+/// Calls Fn on every statement list nested in Body (not into defs).
+void forEachBlock(const StmtList &Body,
+                  llvm::function_ref<void(const StmtList &)> Fn) {
+  Fn(Body);
+  for (const StmtPtr &S : Body) {
+    if (auto *If = llvm::dyn_cast<IfStmt>(S.get())) {
+      forEachBlock(If->Then, Fn);
+      forEachBlock(If->Else, Fn);
+    } else if (auto *For = llvm::dyn_cast<ForStmt>(S.get())) {
+      forEachBlock(For->Body, Fn);
+    } else if (auto *W = llvm::dyn_cast<WhileStmt>(S.get())) {
+      forEachBlock(W->Body, Fn);
+    } else if (auto *With = llvm::dyn_cast<WithStmt>(S.get())) {
+      forEachBlock(With->Body, Fn);
+    }
+  }
+}
+
+bool definesPrimFunc(const FunctionDefStmt *D) {
+  bool Found = false;
+  forEachBlock(D->Body, [&](const StmtList &Block) {
+    for (const StmtPtr &S : Block)
+      if (auto *F = llvm::dyn_cast<FunctionDefStmt>(S.get()))
+        for (const ExprPtr &Dec : F->Decorators)
+          Found |= decoratorName(Dec.get()) == "prim_func";
+  });
+  return Found;
+}
+
+bool opensKernel(const FunctionDefStmt *D) {
+  bool Found = false;
+  forEachBlock(D->Body, [&](const StmtList &Block) {
+    for (const StmtPtr &S : Block)
+      if (auto *W = llvm::dyn_cast<WithStmt>(S.get()))
+        for (const WithItem &It : W->Items)
+          Found |= decoratorName(It.Context.get()) == "Kernel";
+  });
+  return Found;
+}
+
+/// Parameters of an eager kernel annotated as tensors in its body.
+std::vector<bool> tensorParams(const FunctionDefStmt *D) {
+  std::vector<bool> Out(D->Params.size(), false);
+  forEachBlock(D->Body, [&](const StmtList &Block) {
+    for (const StmtPtr &S : Block) {
+      auto *A = llvm::dyn_cast<AnnAssignStmt>(S.get());
+      auto *N = A ? llvm::dyn_cast<NameExpr>(A->Target.get()) : nullptr;
+      if (!N || A->Value)
+        continue;
+      for (size_t K = 0; K < D->Params.size(); ++K)
+        if (D->Params[K].Name == N->Id)
+          Out[K] = true;
+    }
+  });
+  return Out;
+}
+
+/// `NAME = ...` at module level with -D NAME given: bind the -D value.
+bool applyDefine(Interp &I, const Stmt *S) {
+  const Expr *Target = nullptr;
+  if (auto *A = llvm::dyn_cast<AssignStmt>(S); A && A->Targets.size() == 1)
+    Target = A->Targets[0].get();
+  else if (auto *AA = llvm::dyn_cast<AnnAssignStmt>(S); AA && AA->Value)
+    Target = AA->Target.get();
+  auto *N = llvm::dyn_cast_or_null<NameExpr>(Target);
+  if (!N)
+    return false;
+  auto It = I.Opts.Defines.find(N->Id);
+  if (It == I.Opts.Defines.end())
+    return false;
+  I.bindName(N->Id, parseDefineValue(It->second), N->getRange());
+  return true;
+}
+
+bool runModuleBody(Interp &I, const Module &M) {
+  for (const StmtPtr &S : M.Body) {
+    if (llvm::isa<ExprStmt>(S.get()) || applyDefine(I, S.get()))
+      continue;
+    I.exec(S.get());
+    if (I.Aborting)
+      return false;
+  }
+  return true;
+}
+
+std::vector<KernelCandidate> findKernels(Interp &I, const Module &M) {
+  std::vector<KernelCandidate> Out;
+  for (const StmtPtr &S : M.Body) {
+    auto *D = llvm::dyn_cast<FunctionDefStmt>(S.get());
+    if (!D)
+      continue;
+    Value *V = I.ModuleScope->lookupLocal(D->Name);
+    auto *F = V ? V->getAs<FunctionObj>() : nullptr;
+    if (!F || F->Def != D)
+      continue;
+    if (F->Traits.IsPrimFunc)
+      Out.push_back({KernelKind::PrimFunc, D, D->Name});
+    else if (definesPrimFunc(D))
+      Out.push_back({KernelKind::Factory, D, D->Name});
+    else if (F->Traits.IsJit && opensKernel(D))
+      Out.push_back({KernelKind::Eager, D, D->Name});
+  }
+  return Out;
+}
+
+/// Arguments for a factory or eager kernel: -D values, else defaults (left
+/// to the binder); Skip marks parameters that need no value.
+bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
+                 CallArgs &Args) {
+  bool OK = true;
+  for (size_t K = 0; K < F.Params->size(); ++K) {
+    const Param &P = (*F.Params)[K];
+    if (P.K != Param::Kind::Normal)
+      continue;
+    auto It = I.Opts.Defines.find(P.Name);
+    Value V;
+    if (K < Skip.size() && Skip[K])
+      V = Value::none();
+    else if (It != I.Opts.Defines.end())
+      V = parseDefineValue(It->second);
+    else if (F.HasDefault[K])
+      continue;
+    else {
+      I.error(P.Range, diag::err_missing_parameter) << P.Name << F.Name;
+      OK = false;
+      continue;
+    }
+    Args.Kw.emplace_back(P.Name, V);
+    Args.KwRanges.push_back(P.Range);
+  }
+  return OK;
+}
+
+void buildFactory(Interp &I, FunctionObj &F, const std::string &Name) {
+  CallArgs Args;
+  if (!factoryArgs(I, F, {}, Args))
+    return;
+  Value R = I.callFunction(F, Args, llvm::SMRange());
+  if (R.isPoison() || I.Aborting)
+    return;
+  auto *PF = R.getAs<FunctionObj>();
+  if (!PF || !PF->Traits.IsPrimFunc) {
+    I.error(F.NameRange, diag::err_factory_no_prim_func) << Name
+                                                         << typeName(R);
+    return;
+  }
+  FunctionTraits Traits = PF->Traits;
+  if (F.Traits.HasOutIdx)
+    Traits.OutIdx = F.Traits.OutIdx;
+  I.buildPrimFunc(*PF, Name, Traits);
+}
+
+void buildCandidate(Interp &I, const KernelCandidate &C) {
+  auto *F = I.ModuleScope->lookupLocal(C.Name)->getAs<FunctionObj>();
+  switch (C.Kind) {
+  case KernelKind::PrimFunc:
+    I.buildPrimFunc(*F, C.Name, F->Traits);
+    return;
+  case KernelKind::Factory:
+    buildFactory(I, *F, C.Name);
+    return;
+  case KernelKind::Eager: {
+    CallArgs Args;
+    std::vector<bool> Tensors = tensorParams(C.Def);
+    if (factoryArgs(I, *F, Tensors, Args))
+      I.buildEagerFunc(*F, Args, C.Def->NameRange, Tensors);
+    return;
+  }
+  }
+}
+
+bool selectKernels(Interp &I, const Module &M,
+                   std::vector<KernelCandidate> &Cands) {
+  llvm::SMLoc FileStart;
+  if (M.BufferID)
+    FileStart = llvm::SMLoc::getFromPointer(
+        I.SM.getMemoryBuffer(M.BufferID)->getBufferStart());
+  if (Cands.empty()) {
+    I.error(llvm::SMRange(FileStart, FileStart), diag::err_no_kernels);
+    return false;
+  }
+  const std::string &Want = I.Opts.KernelFilter;
+  if (Want.empty())
+    return true;
+  std::string Names;
+  for (const KernelCandidate &C : Cands)
+    Names += (Names.empty() ? "" : ", ") + C.Name;
+  llvm::erase_if(Cands, [&](const KernelCandidate &C) { return C.Name != Want; });
+  if (!Cands.empty())
+    return true;
+  I.Diags.report(Location(), diag::err_unknown_kernel) << Want;
+  I.Diags.report(Location(), diag::note_available_kernels) << Names;
+  return false;
+}
+} // namespace
+
+Value sema::parseDefineValue(const std::string &Text) {
+  llvm::StringRef S = llvm::StringRef(Text).trim();
+  int64_t N;
+  if (!S.getAsInteger(0, N))
+    return Value::integer(N);
+  double D;
+  if (!S.getAsDouble(D))
+    return Value::real(D);
+  if (S == "True" || S == "true")
+    return Value::boolean(true);
+  if (S == "False" || S == "false")
+    return Value::boolean(false);
+  if (S == "None")
+    return Value::none();
+  return Value::str(S.str());
+}
+
+std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
+                                                  llvm::SourceMgr &SM,
+                                                  DiagnosticEngine &Diags,
+                                                  const SemaOptions &Opts) {
+  unsigned ErrorsBefore = Diags.numErrors();
+  Interp I(SM, Diags, Opts);
+  std::unique_ptr<ir::Operation> Module = ir::createModuleOp();
+  I.ModuleOp = Module.get();
+  if (!runModuleBody(I, M))
+    return nullptr;
+  std::vector<KernelCandidate> Cands = findKernels(I, M);
+  if (!selectKernels(I, M, Cands))
+    return nullptr;
+  for (const KernelCandidate &C : Cands) {
+    I.Aborting = false;
+    I.Steps = 0;
+    buildCandidate(I, C);
+  }
+  if (Diags.numErrors() != ErrorsBefore)
+    return nullptr;
+  if (!ir::verify(*Module, Diags))
+    return nullptr;
+  return Module;
+}

@@ -1,0 +1,667 @@
+//===- Statements.cpp - Statements of the Sema interpreter ----------------===//
+//
+// Executes statements. Control flow on compile-time values runs in the
+// interpreter (only the taken branch of an `if`, unrolled host loops);
+// control flow on runtime values becomes `if` / `for` / `while` ops whose
+// bodies are emitted once. Names bound inside such a runtime region are
+// logged and become stale when it closes: reading them afterwards is
+// err_use_after_runtime_if (their IR values do not dominate the use).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builtins.h"
+#include "Interp.h"
+#include "tilec/IR/Value.h"
+
+using namespace tilec;
+using namespace tilec::sema;
+using namespace tilec::ast;
+
+namespace {
+/// Stamps ops created by one statement with its range.
+class StmtLoc {
+public:
+  StmtLoc(ir::Builder &B, llvm::SMRange R) : B(B), Saved(B.getLoc()) {
+    B.setLoc(Location(R));
+  }
+  ~StmtLoc() { B.setLoc(Saved); }
+
+private:
+  ir::Builder &B;
+  Location Saved;
+};
+
+bool isRuntimeLike(const Value &V) {
+  if (auto *Buf = V.getAs<BufferObj>())
+    return Buf->isVar();
+  return V.isRuntime() || V.getAs<BufferRefObj>() || V.getAs<SymbolObj>();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Names and runtime regions
+//===----------------------------------------------------------------------===//
+
+void Interp::bindName(llvm::StringRef Name, Value V, llvm::SMRange R) {
+  if (!frame().Regions.empty())
+    frame().Regions.back().Assigned.emplace_back(Name.str(), R);
+  scope().set(Name, std::move(V));
+}
+
+void Interp::openRegion() { frame().Regions.emplace_back(); }
+
+void Interp::closeRegion() {
+  RegionLog Log = std::move(frame().Regions.back());
+  frame().Regions.pop_back();
+  for (auto &[Name, R] : Log.Assigned) {
+    bindName(Name, Value::object(std::make_shared<StaleObj>(Name, R)), R);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Assignment
+//===----------------------------------------------------------------------===//
+
+/// `A[i, j] = v`: a store, with an implicit cast to the buffer's dtype.
+static void storeRef(Interp &I, BufferRefObj &Ref, const Value &V,
+                     llvm::SMRange ValueRange) {
+  if (Ref.hasSlice()) {
+    I.error(Ref.Range, diag::err_feature_unsupported)
+        << "assigning to a buffer slice (use T.fill or T.copy)";
+    return;
+  }
+  if (!I.inKernel() && Ref.Buf->Scope != ir::Scope::Global) {
+    I.error(Ref.Range, diag::err_tile_op_outside_kernel) << "store";
+    return;
+  }
+  std::vector<ir::Value *> Idx;
+  for (IndexItem &Item : Ref.Indices) {
+    ir::Value *X = I.toIndex(Item.Index, Item.Range);
+    if (!X)
+      return;
+    Idx.push_back(X);
+  }
+  ir::Value *X = I.toRuntimeAs(V, Ref.Buf->Ty, ValueRange);
+  if (X)
+    I.B.createStore(X, Ref.Buf->IR, Idx);
+}
+
+static void storeVar(Interp &I, BufferObj &Buf, const Value &V,
+                     llvm::SMRange ValueRange) {
+  ir::Value *X = I.toRuntimeAs(V, Buf.Ty, ValueRange);
+  if (X)
+    I.B.createStore(X, Buf.IR, {I.B.createConstInt(0)});
+}
+
+static void assignName(Interp &I, const NameExpr *N, Value V,
+                       llvm::SMRange ValueRange) {
+  if (V.isPoison()) {
+    I.bindName(N->Id, V, N->getRange());
+    return;
+  }
+  Value *Old = I.scope().lookupLocal(N->Id);
+  BufferObj *Var = Old ? Old->getAs<BufferObj>() : nullptr;
+  if (Var && Var->isVar() && !V.getAs<BufferObj>()) {
+    storeVar(I, *Var, V, ValueRange);
+    return;
+  }
+  if (auto *Ref = V.getAs<BufferRefObj>(); Ref && !Ref->hasSlice() && I.hasIR()) {
+    ir::Value *X = I.toRuntime(V, ValueRange);
+    V = X ? Value::runtime(X) : Value::poison();
+  }
+  if (V.isRuntime() && V.getRuntime()->getNameHint().empty() &&
+      !V.getRuntime()->isBlockArgument())
+    V.getRuntime()->setNameHint(N->Id);
+  if (auto *Buf = V.getAs<BufferObj>(); Buf && Buf->Name.empty()) {
+    Buf->Name = N->Id;
+    Buf->IR->setNameHint(N->Id);
+  }
+  I.bindName(N->Id, std::move(V), N->getRange());
+}
+
+static void assignSequence(Interp &I, const ExprList &Targets, const Value &V,
+                           llvm::SMRange ValueRange, llvm::SMRange TargetRange) {
+  auto Items = I.iterate(V, ValueRange);
+  if (!Items) {
+    for (const ExprPtr &T : Targets)
+      I.assign(T.get(), Value::poison(), ValueRange);
+    return;
+  }
+  size_t Star = Targets.size();
+  for (size_t K = 0; K < Targets.size(); ++K)
+    if (llvm::isa<StarredExpr>(Targets[K].get()))
+      Star = K;
+  size_t Fixed = Targets.size() - (Star < Targets.size() ? 1 : 0);
+  if (Star == Targets.size() ? Items->size() != Fixed : Items->size() < Fixed) {
+    I.error(TargetRange, diag::err_unpack_count) << Items->size()
+                                                 << Targets.size();
+    for (const ExprPtr &T : Targets)
+      I.assign(T.get(), Value::poison(), ValueRange);
+    return;
+  }
+  size_t After = Targets.size() - Star - 1, Pos = 0;
+  for (size_t K = 0; K < Targets.size(); ++K) {
+    if (K != Star) {
+      I.assign(Targets[K].get(), (*Items)[Pos++], ValueRange);
+      continue;
+    }
+    std::vector<Value> Rest((*Items).begin() + Pos,
+                            (*Items).end() - After);
+    Pos += Rest.size();
+    I.assign(llvm::cast<StarredExpr>(Targets[K].get())->Value.get(),
+             Value::list(std::move(Rest)), ValueRange);
+  }
+}
+
+static void assignSubscript(Interp &I, const SubscriptExpr *S, const Value &V,
+                            llvm::SMRange ValueRange) {
+  Value Base = I.eval(S->Value.get());
+  if (Base.isPoison() || V.isPoison())
+    return;
+  if (Base.getAs<BufferObj>()) {
+    Value Ref = I.subscript(Base, S->Index.get(), S->Value->getRange());
+    if (auto *R = Ref.getAs<BufferRefObj>())
+      storeRef(I, *R, V, ValueRange);
+    return;
+  }
+  if (Base.isDict()) {
+    Value Key = I.eval(S->Index.get());
+    for (auto &Item : Base.getDict().Items)
+      if (equals(Item.first, Key)) {
+        Item.second = V;
+        return;
+      }
+    Base.getDict().Items.emplace_back(Key, V);
+    return;
+  }
+  if (Base.isList()) {
+    Value Idx = I.eval(S->Index.get());
+    auto K = I.constInt(Idx, S->Index->getRange(), "list index");
+    int64_t Len = Base.elts().size();
+    if (!K)
+      return;
+    int64_t At = *K < 0 ? *K + Len : *K;
+    if (At < 0 || At >= Len) {
+      I.error(S->Index->getRange(), diag::err_index_out_of_range)
+          << *K << "list" << Len;
+      return;
+    }
+    Base.elts()[At] = V;
+    return;
+  }
+  if (Base.getAs<OpaqueObj>())
+    return;
+  I.error(S->getRange(), diag::err_invalid_assign_target)
+      << "an element of a " + typeName(Base);
+}
+
+void Interp::assign(const Expr *Target, const Value &V,
+                    llvm::SMRange ValueRange) {
+  if (auto *N = llvm::dyn_cast<NameExpr>(Target))
+    return assignName(*this, N, V, ValueRange);
+  if (auto *T = llvm::dyn_cast<TupleExpr>(Target))
+    return assignSequence(*this, T->Elts, V, ValueRange, Target->getRange());
+  if (auto *L = llvm::dyn_cast<ListExpr>(Target))
+    return assignSequence(*this, L->Elts, V, ValueRange, Target->getRange());
+  if (auto *S = llvm::dyn_cast<SubscriptExpr>(Target))
+    return assignSubscript(*this, S, V, ValueRange);
+  if (auto *A = llvm::dyn_cast<AttributeExpr>(Target)) {
+    Value Base = eval(A->Value.get());
+    if (!Base.isPoison() && !Base.getAs<OpaqueObj>())
+      error(Target->getRange(), diag::err_invalid_assign_target)
+          << "attribute '" + A->Attr + "'";
+    return;
+  }
+  error(Target->getRange(), diag::err_invalid_assign_target)
+      << "'" + exprText(Target->getRange()) + "'";
+}
+
+static Flow execAssign(Interp &I, const AssignStmt *S) {
+  I.PendingName.clear();
+  if (S->Targets.size() == 1)
+    if (auto *N = llvm::dyn_cast<NameExpr>(S->Targets[0].get()))
+      I.PendingName = N->Id;
+  Value V = I.eval(S->Value.get());
+  I.PendingName.clear();
+  for (const ExprPtr &T : S->Targets)
+    I.assign(T.get(), V, S->Value->getRange());
+  return I.Aborting ? Flow::Abort : Flow::Normal;
+}
+
+static Flow execAugAssign(Interp &I, const AugAssignStmt *S) {
+  llvm::SMRange TR = S->Target->getRange(), VR = S->Value->getRange();
+  llvm::SMRange Whole = S->getRange();
+  if (auto *N = llvm::dyn_cast<NameExpr>(S->Target.get())) {
+    Value Old = I.lookupName(N->Id, TR);
+    Value Rhs = I.eval(S->Value.get());
+    Value New = I.binary(S->Op, Old, Rhs, TR, VR, Whole);
+    if (Old.isList() && S->Op == BinaryOp::Add && New.isList()) {
+      Old.elts() = New.elts();
+      return Flow::Normal;
+    }
+    I.assign(N, New, Whole);
+    return I.Aborting ? Flow::Abort : Flow::Normal;
+  }
+  auto *Sub = llvm::dyn_cast<SubscriptExpr>(S->Target.get());
+  if (!Sub) {
+    I.error(TR, diag::err_invalid_assign_target) << "'" + exprText(TR) + "'";
+    return Flow::Normal;
+  }
+  Value Base = I.eval(Sub->Value.get());
+  Value Old = I.subscript(Base, Sub->Index.get(), Sub->Value->getRange());
+  Value Rhs = I.eval(S->Value.get());
+  Value New = I.binary(S->Op, Old, Rhs, TR, VR, Whole);
+  if (auto *Ref = Old.getAs<BufferRefObj>()) {
+    if (!New.isPoison())
+      storeRef(I, *Ref, New, Whole);
+    return Flow::Normal;
+  }
+  I.assign(Sub, New, Whole);
+  return I.Aborting ? Flow::Abort : Flow::Normal;
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+/// Runs one branch of a runtime `if` into Body.
+static Flow execRegion(Interp &I, ir::Block &Body, const StmtList &Stmts) {
+  ir::Builder::InsertionGuard G(I.B);
+  I.B.setInsertionPointToEnd(Body);
+  I.openRegion();
+  Flow F = I.exec(Stmts);
+  I.closeRegion();
+  return F == Flow::Abort ? Flow::Abort : Flow::Normal;
+}
+
+static Flow execIf(Interp &I, const IfStmt *S) {
+  Value C = I.eval(S->Cond.get());
+  if (C.isPoison())
+    return I.Aborting ? Flow::Abort : Flow::Normal;
+  if (isRuntimeLike(C) && I.hasIR()) {
+    ir::Value *Cond = I.toRuntime(C, S->Cond->getRange());
+    if (!Cond)
+      return Flow::Normal;
+    ir::Operation *Op = I.B.createIf(I.toCondition(Cond), !S->Else.empty());
+    if (execRegion(I, Op->getBody(0), S->Then) == Flow::Abort)
+      return Flow::Abort;
+    if (!S->Else.empty())
+      return execRegion(I, Op->getBody(1), S->Else);
+    return Flow::Normal;
+  }
+  auto Taken = I.truthy(C, S->Cond->getRange());
+  if (!Taken)
+    return I.Aborting ? Flow::Abort : Flow::Normal;
+  return I.exec(*Taken ? S->Then : S->Else);
+}
+
+/// Runs a host loop body; returns true when the loop must stop, with the
+/// flow to propagate in Out.
+static bool hostLoopStep(Interp &I, const StmtList &Body, Flow &Out,
+                         bool &Broke) {
+  Flow F = I.exec(Body);
+  if (F == Flow::Break) {
+    Broke = true;
+    Out = Flow::Normal;
+    return true;
+  }
+  if (F == Flow::Return || F == Flow::Abort) {
+    Out = F;
+    return true;
+  }
+  return false;
+}
+
+static Flow execHostFor(Interp &I, const ForStmt *S, const Value &Iter) {
+  auto Items = I.iterate(Iter, S->Iter->getRange());
+  if (!Items)
+    return I.Aborting ? Flow::Abort : Flow::Normal;
+  I.frame().Loops.push_back({false, I.frame().Regions.size()});
+  Flow Out = Flow::Normal;
+  bool Broke = false;
+  for (const Value &Item : *Items) {
+    I.assign(S->Target.get(), Item, S->Iter->getRange());
+    if (hostLoopStep(I, S->Body, Out, Broke))
+      break;
+  }
+  I.frame().Loops.pop_back();
+  if (Out == Flow::Normal && !Broke && !S->Else.empty())
+    return I.exec(S->Else);
+  return Out;
+}
+
+static Flow execFor(Interp &I, const ForStmt *S) {
+  Value Iter = I.eval(S->Iter.get());
+  if (Iter.isPoison())
+    return I.Aborting ? Flow::Abort : Flow::Normal;
+  auto *L = Iter.getAs<LoopObj>();
+  if (L && (L->LK != LoopObj::LoopKind::Range || I.inKernel())) {
+    if (!S->Else.empty())
+      I.error(S->Else.front()->getRange(), diag::err_feature_unsupported)
+          << "'else' on a kernel loop";
+    return I.execRuntimeFor(S, *L);
+  }
+  return execHostFor(I, S, Iter);
+}
+
+static Flow execHostWhile(Interp &I, const WhileStmt *S) {
+  I.frame().Loops.push_back({false, I.frame().Regions.size()});
+  Flow Out = Flow::Normal;
+  bool Broke = false;
+  for (uint64_t N = 0;; ++N) {
+    if (N > Interp::MaxLoopIterations) {
+      I.fatal(S->Cond->getRange(), diag::err_loop_limit)
+          << Interp::MaxLoopIterations;
+      Out = Flow::Abort;
+      break;
+    }
+    auto C = I.truthy(I.eval(S->Cond.get()), S->Cond->getRange());
+    if (!C || !*C || hostLoopStep(I, S->Body, Out, Broke))
+      break;
+  }
+  I.frame().Loops.pop_back();
+  if (I.Aborting)
+    return Flow::Abort;
+  if (Out == Flow::Normal && !Broke && !S->Else.empty())
+    return I.exec(S->Else);
+  return Out;
+}
+
+/// A `while` in kernel code: a while op when the condition is runtime.
+static Flow execWhile(Interp &I, const WhileStmt *S) {
+  if (!I.inKernel())
+    return execHostWhile(I, S);
+  ir::Operation *Op = I.B.createWhile();
+  Value C;
+  {
+    ir::Builder::InsertionGuard G(I.B);
+    I.B.setInsertionPointToEnd(Op->getBody(0));
+    C = I.eval(S->Cond.get());
+    if (isRuntimeLike(C)) {
+      ir::Value *Cond = I.toRuntime(C, S->Cond->getRange());
+      if (Cond)
+        I.B.createCondition(I.toCondition(Cond));
+    }
+  }
+  if (!isRuntimeLike(C)) {
+    Op->erase();
+    return execHostWhile(I, S);
+  }
+  ir::Builder::InsertionGuard G(I.B);
+  I.B.setInsertionPointToEnd(Op->getBody(1));
+  I.frame().Loops.push_back({true, I.frame().Regions.size()});
+  I.openRegion();
+  Flow F = I.exec(S->Body);
+  I.closeRegion();
+  I.frame().Loops.pop_back();
+  return F == Flow::Abort ? Flow::Abort : Flow::Normal;
+}
+
+static Flow execLoopExit(Interp &I, const Stmt *S, bool IsBreak) {
+  Frame &F = I.frame();
+  if (F.Loops.empty()) {
+    I.error(S->getRange(), IsBreak ? diag::err_break_outside_loop
+                                   : diag::err_continue_outside_loop);
+    return Flow::Normal;
+  }
+  const LoopInfo &L = F.Loops.back();
+  if (L.Runtime) {
+    if (IsBreak)
+      I.B.createBreak();
+    else
+      I.B.createContinue();
+  } else if (F.Regions.size() > L.RegionDepth) {
+    I.error(S->getRange(), diag::err_feature_unsupported)
+        << std::string(IsBreak ? "'break'" : "'continue'") +
+               " out of a compile-time loop under a runtime condition";
+    return Flow::Normal;
+  }
+  return IsBreak ? Flow::Break : Flow::Continue;
+}
+
+static Flow execReturn(Interp &I, const ReturnStmt *S) {
+  Frame &F = I.frame();
+  if (F.IsKernelBody && I.inKernel()) {
+    I.error(S->getRange(), diag::err_return_in_kernel);
+    return Flow::Normal;
+  }
+  if (!F.Regions.empty()) {
+    I.error(S->getRange(), diag::err_feature_unsupported)
+        << "'return' under a runtime condition";
+    return Flow::Normal;
+  }
+  F.ReturnValue = S->Value ? I.eval(S->Value.get()) : Value::none();
+  return I.Aborting ? Flow::Abort : Flow::Return;
+}
+
+static Flow execAssert(Interp &I, const AssertStmt *S) {
+  Value V = I.eval(S->Test.get());
+  if (V.isPoison())
+    return I.Aborting ? Flow::Abort : Flow::Normal;
+  if (isRuntimeLike(V)) {
+    I.reportNotCompileTime(V, S->Test->getRange(), "an assert condition");
+    return Flow::Normal;
+  }
+  auto T = I.truthy(V, S->Test->getRange());
+  if (!T || *T)
+    return Flow::Normal;
+  std::string Msg;
+  if (S->Msg) {
+    Value M = I.eval(S->Msg.get());
+    Msg = ": " + (M.isStr() ? M.getStr() : repr(M));
+  }
+  I.fatal(S->Test->getRange(), diag::err_assert_failed) << Msg;
+  return Flow::Abort;
+}
+
+static Flow execRaise(Interp &I, const RaiseStmt *S) {
+  std::string Msg = "exception";
+  if (S->Exc) {
+    Value V = I.eval(S->Exc.get());
+    if (V.getAs<OpaqueObj>() && !I.hasIR())
+      return Flow::Normal;
+    Msg = V.isStr() ? V.getStr() : exprText(S->Exc->getRange());
+  }
+  I.fatal(S->getRange(), diag::err_raise) << Msg;
+  return Flow::Abort;
+}
+
+//===----------------------------------------------------------------------===//
+// Definitions and imports
+//===----------------------------------------------------------------------===//
+
+/// Resolves a decorator's callee without reporting: unknown names give a
+/// host-only value.
+static Value resolveQuietly(Interp &I, const Expr *E) {
+  if (auto *N = llvm::dyn_cast<NameExpr>(E)) {
+    if (Value *V = I.scope().lookup(N->Id))
+      return *V;
+    return Value::object(std::make_shared<OpaqueObj>(N->Id));
+  }
+  if (auto *A = llvm::dyn_cast<AttributeExpr>(E)) {
+    Value Base = resolveQuietly(I, A->Value.get());
+    if (auto *NS = Base.getAs<NamespaceObj>())
+      return I.namespaceMember(*NS, A->Attr, A->AttrRange, /*Silent=*/true);
+  }
+  return Value::object(std::make_shared<OpaqueObj>(exprText(E->getRange())));
+}
+
+static void readOutIdx(Interp &I, const CallExpr *C, FunctionTraits &T) {
+  for (const Keyword &K : C->Keywords) {
+    if (K.Name != "out_idx")
+      continue;
+    Value V = I.eval(K.Value.get());
+    if (V.isNone() || V.isPoison())
+      return;
+    std::vector<Value> Items = V.isSequence() ? V.elts() : std::vector<Value>{V};
+    for (const Value &Item : Items)
+      if (auto N = I.constInt(Item, K.Value->getRange(), "out_idx"))
+        T.OutIdx.push_back(*N);
+    T.HasOutIdx = true;
+  }
+}
+
+static void applyDecorators(Interp &I, const FunctionDefStmt *D,
+                            FunctionTraits &T) {
+  for (const ExprPtr &Dec : D->Decorators) {
+    auto *Call = llvm::dyn_cast<CallExpr>(Dec.get());
+    Value Callee = resolveQuietly(I, Call ? Call->Callee.get() : Dec.get());
+    auto *BO = Callee.getAs<BuiltinObj>();
+    BuiltinID ID = BO ? BuiltinID(BO->ID) : BuiltinID::NumBuiltins;
+    if (ID == BuiltinID::TPrimFunc) {
+      T.IsPrimFunc = true;
+    } else if (ID == BuiltinID::TLJit) {
+      T.IsJit = true;
+      if (Call)
+        readOutIdx(I, Call, T);
+    } else if (ID != BuiltinID::TMacro) {
+      I.warning(Dec->getRange(), diag::warn_ignored_decorator)
+          << exprText(Dec->getRange());
+    }
+  }
+}
+
+static Flow execFunctionDef(Interp &I, const FunctionDefStmt *D) {
+  auto F = I.makeFunction(D);
+  applyDecorators(I, D, F->Traits);
+  I.bindName(D->Name, Value::object(std::move(F)), D->NameRange);
+  return I.Aborting ? Flow::Abort : Flow::Normal;
+}
+
+static Value moduleValue(llvm::StringRef Dotted) {
+  using NS = NamespaceObj::NS;
+  if (Dotted == "tilelang")
+    return Value::object(std::make_shared<NamespaceObj>(NS::TileLang, "tilelang"));
+  if (Dotted == "tilelang.language")
+    return Value::object(std::make_shared<NamespaceObj>(NS::Language, "T"));
+  if (Dotted == "tilelang.layout")
+    return Value::object(
+        std::make_shared<NamespaceObj>(NS::Layout, "tilelang.layout"));
+  if (Dotted == "math")
+    return Value::object(std::make_shared<NamespaceObj>(NS::Math, "math"));
+  return Value::object(std::make_shared<OpaqueObj>(Dotted.str()));
+}
+
+static Flow execImport(Interp &I, const ImportStmt *S) {
+  for (const ImportAlias &A : S->Names) {
+    llvm::StringRef Name = A.Name;
+    if (!A.AsName.empty())
+      I.bindName(A.AsName, moduleValue(Name), A.Range);
+    else
+      I.bindName(Name.split('.').first, moduleValue(Name.split('.').first),
+                 A.Range);
+  }
+  return Flow::Normal;
+}
+
+static Flow execImportFrom(Interp &I, const ImportFromStmt *S) {
+  Value M = moduleValue(S->Module);
+  for (const ImportAlias &A : S->Names) {
+    if (A.Name == "*") {
+      if (auto *NS = M.getAs<NamespaceObj>();
+          NS && NS->Which == NamespaceObj::NS::Language)
+        I.StarImportT = true;
+      continue;
+    }
+    Value V;
+    if (auto *NS = M.getAs<NamespaceObj>())
+      V = I.namespaceMember(*NS, A.Name, A.Range, /*Silent=*/true);
+    else
+      V = moduleValue(S->Module + "." + A.Name);
+    I.bindName(A.AsName.empty() ? A.Name : A.AsName, V, A.Range);
+  }
+  return Flow::Normal;
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+static Flow execWith(Interp &I, const WithStmt *S) {
+  if (S->Items.size() == 1) {
+    Value Ctx = I.eval(S->Items[0].Context.get());
+    if (Ctx.isPoison())
+      return I.Aborting ? Flow::Abort : Flow::Normal;
+    if (auto *K = Ctx.getAs<KernelSpecObj>())
+      return I.execKernel(S, *K);
+    if (Ctx.getAs<OpaqueObj>() && !I.hasIR())
+      return Flow::Normal;
+  }
+  I.error(S->Items[0].Context->getRange(), diag::err_feature_unsupported)
+      << "this 'with' statement (only 'with T.Kernel(...)' is)";
+  return Flow::Normal;
+}
+
+static Flow execAnnAssign(Interp &I, const AnnAssignStmt *S) {
+  auto *N = llvm::dyn_cast<NameExpr>(S->Target.get());
+  if (N && I.Eager && !S->Value) {
+    I.declareEagerParam(N, S->Annotation.get());
+    return I.Aborting ? Flow::Abort : Flow::Normal;
+  }
+  if (!S->Value)
+    return Flow::Normal;
+  Value V = I.eval(S->Value.get());
+  I.assign(S->Target.get(), V, S->Value->getRange());
+  return I.Aborting ? Flow::Abort : Flow::Normal;
+}
+
+static Flow dispatch(Interp &I, const Stmt *S) {
+  switch (S->getKind()) {
+  case Stmt::Kind::Expr:
+    I.eval(llvm::cast<ExprStmt>(S)->Value.get());
+    return I.Aborting ? Flow::Abort : Flow::Normal;
+  case Stmt::Kind::Assign:
+    return execAssign(I, llvm::cast<AssignStmt>(S));
+  case Stmt::Kind::AugAssign:
+    return execAugAssign(I, llvm::cast<AugAssignStmt>(S));
+  case Stmt::Kind::AnnAssign:
+    return execAnnAssign(I, llvm::cast<AnnAssignStmt>(S));
+  case Stmt::Kind::If:
+    return execIf(I, llvm::cast<IfStmt>(S));
+  case Stmt::Kind::For:
+    return execFor(I, llvm::cast<ForStmt>(S));
+  case Stmt::Kind::While:
+    return execWhile(I, llvm::cast<WhileStmt>(S));
+  case Stmt::Kind::With:
+    return execWith(I, llvm::cast<WithStmt>(S));
+  case Stmt::Kind::Break:
+    return execLoopExit(I, S, true);
+  case Stmt::Kind::Continue:
+    return execLoopExit(I, S, false);
+  case Stmt::Kind::Pass:
+    return Flow::Normal;
+  case Stmt::Kind::Return:
+    return execReturn(I, llvm::cast<ReturnStmt>(S));
+  case Stmt::Kind::FunctionDef:
+    return execFunctionDef(I, llvm::cast<FunctionDefStmt>(S));
+  case Stmt::Kind::Import:
+    return execImport(I, llvm::cast<ImportStmt>(S));
+  case Stmt::Kind::ImportFrom:
+    return execImportFrom(I, llvm::cast<ImportFromStmt>(S));
+  case Stmt::Kind::Assert:
+    return execAssert(I, llvm::cast<AssertStmt>(S));
+  case Stmt::Kind::Raise:
+    return execRaise(I, llvm::cast<RaiseStmt>(S));
+  }
+  return Flow::Normal;
+}
+
+Flow Interp::exec(const Stmt *S) {
+  if (Aborting)
+    return Flow::Abort;
+  if (++Steps > MaxSteps) {
+    fatal(S->getRange(), diag::err_loop_limit) << MaxSteps;
+    return Flow::Abort;
+  }
+  StmtLoc L(B, S->getRange());
+  return dispatch(*this, S);
+}
+
+Flow Interp::exec(const StmtList &Body) {
+  for (const StmtPtr &S : Body) {
+    Flow F = exec(S.get());
+    if (F != Flow::Normal)
+      return F;
+  }
+  return Flow::Normal;
+}

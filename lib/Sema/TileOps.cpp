@@ -1,0 +1,664 @@
+//===- TileOps.cpp - Tile operators: checks and emission ------------------===//
+//
+// T.copy, T.fill, T.clear, T.gemm, T.reduce_*, T.cumsum, T.atomic_*,
+// T.use_swizzle, T.annotate_layout and the layout constructors. Each
+// handler checks what TileLang checks (operand kinds and scopes, shapes,
+// dtypes, compile-time arguments) and emits one op.
+//
+// Regions: a whole buffer `A`, an element-start form `A[i, j]` (extent
+// unknown, -1, inferred later from the other side of the copy), or a slice
+// form `A[a:b, :, k]` whose extents must fold to constants (a full slice of
+// a symbolic dim keeps the symbol's name; an integer index has extent 1).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builtins.h"
+#include "Interp.h"
+#include "tilec/IR/Value.h"
+
+using namespace tilec;
+using namespace tilec::sema;
+
+namespace {
+/// A buffer region with what is known at compile time about it.
+struct Region {
+  BufferObj *Buf = nullptr;
+  ir::BufferRegion R;
+  /// Compile-time start per dim (nullopt: runtime).
+  std::vector<std::optional<int64_t>> Starts;
+  /// Extent per dim as text for messages ("128", "M", "?").
+  std::vector<std::string> ExtText;
+  bool ElementForm = false;
+};
+} // namespace
+
+static std::string extentText(const ir::Attribute &A) {
+  if (A.isString())
+    return A.getString().str();
+  return A.getInt() < 0 ? "?" : std::to_string(A.getInt());
+}
+
+static std::string formatExtentList(const std::vector<std::string> &E) {
+  std::string S = "[";
+  for (size_t K = 0; K < E.size(); ++K)
+    S += (K ? ", " : "") + E[K];
+  return S + "]";
+}
+
+static Region wholeBuffer(BufferObj &Buf) {
+  Region Out;
+  Out.Buf = &Buf;
+  Out.R.Buffer = Buf.IR;
+  for (const ir::Dim &D : Buf.Dims) {
+    Out.R.Extent.push_back(D.isStatic()
+                               ? ir::Attribute::integer(D.getValue())
+                               : ir::Attribute::string(D.getSymbol()));
+    Out.Starts.push_back(0);
+    Out.ExtText.push_back(extentText(Out.R.Extent.back()));
+  }
+  return Out;
+}
+
+/// The runtime value of a symbolic dim of the current func, if any.
+static ir::Value *symbolArg(Interp &I, llvm::StringRef Name) {
+  for (auto &[S, V] : I.CurFunc->SymbolArgs)
+    if (S->Name == Name)
+      return V;
+  return nullptr;
+}
+
+/// Extent of the slice lo:hi in dimension D of Buf.
+static std::optional<ir::Attribute> sliceExtent(Interp &I, BufferObj &Buf,
+                                                unsigned D, IndexItem &Item,
+                                                ir::Value *Lo) {
+  const ir::Dim &Dim = Buf.Dims[D];
+  bool LoZero = Item.Index.isNone() ||
+                (Item.Index.isIntLike() && Item.Index.getInt() == 0);
+  if (Item.Upper.isNone() && Dim.isSymbolic() && LoZero)
+    return ir::Attribute::string(Dim.getSymbol());
+  std::optional<int64_t> Ext;
+  int64_t LoConst = Item.Index.isIntLike() ? Item.Index.getInt() : 0;
+  if (Item.Upper.isNone() && Dim.isStatic() &&
+      (Item.Index.isNone() || Item.Index.isIntLike()))
+    Ext = Dim.getValue() - LoConst;
+  else if (Item.Upper.isIntLike() &&
+           (Item.Index.isNone() || Item.Index.isIntLike()))
+    Ext = Item.Upper.getInt() - LoConst;
+  else if (!Item.Upper.isNone()) {
+    ir::Value *Hi = I.toIndex(Item.Upper, Item.Range);
+    if (!Hi)
+      return std::nullopt;
+    Ext = I.constDifference(Hi, Lo);
+    ir::Value *Sym = Dim.isSymbolic() ? symbolArg(I, Dim.getSymbol()) : nullptr;
+    if (!Ext && LoZero && Sym && Hi == Sym)
+      return ir::Attribute::string(Dim.getSymbol());
+  }
+  if (!Ext) {
+    I.error(Item.Range, diag::err_slice_extent_not_constant) << Buf.Name << D;
+    return std::nullopt;
+  }
+  if (*Ext <= 0) {
+    I.error(Item.Range, diag::err_non_positive_extent)
+        << "extent of the slice of '" + Buf.Name + "' in dimension " +
+               std::to_string(D)
+        << *Ext;
+    return std::nullopt;
+  }
+  return ir::Attribute::integer(*Ext);
+}
+
+static bool addIndex(Interp &I, Region &Out, unsigned D, IndexItem &Item) {
+  if (Item.IsSlice && Item.HasStep) {
+    I.error(Item.Range, diag::err_slice_step);
+    return false;
+  }
+  Value Start = Item.IsSlice && Item.Index.isNone() ? Value::integer(0)
+                                                    : Item.Index;
+  ir::Value *Lo = I.toIndex(Start, Item.Range);
+  if (!Lo)
+    return false;
+  Out.R.Indices.push_back(Lo);
+  Out.Starts.push_back(Start.isIntLike() ? std::optional<int64_t>(Start.getInt())
+                                         : std::nullopt);
+  ir::Attribute Ext = ir::Attribute::integer(Out.ElementForm ? -1 : 1);
+  if (Item.IsSlice) {
+    auto E = sliceExtent(I, *Out.Buf, D, Item, Lo);
+    if (!E)
+      return false;
+    Ext = *E;
+  }
+  Out.R.Extent.push_back(Ext);
+  Out.ExtText.push_back(extentText(Ext));
+  return true;
+}
+
+/// The region an operand of a tile op denotes; nullopt after an error.
+static std::optional<Region> regionOf(Interp &I, const Value &V,
+                                      llvm::SMRange R, llvm::StringRef What) {
+  if (auto *Buf = V.getAs<BufferObj>())
+    return wholeBuffer(*Buf);
+  auto *Ref = V.getAs<BufferRefObj>();
+  if (!Ref) {
+    if (!V.isPoison())
+      I.error(R, diag::err_not_a_buffer) << What << typeName(V);
+    return std::nullopt;
+  }
+  Region Out;
+  Out.Buf = Ref->Buf.get();
+  Out.R.Buffer = Ref->Buf->IR;
+  Out.ElementForm = !Ref->hasSlice();
+  for (unsigned D = 0; D < Ref->Indices.size(); ++D)
+    if (!addIndex(I, Out, D, Ref->Indices[D]))
+      return std::nullopt;
+  return Out;
+}
+
+/// err_region_out_of_bounds for compile-time starts and extents.
+static bool checkBounds(Interp &I, const Region &Rg, llvm::SMRange R) {
+  const BufferObj &Buf = *Rg.Buf;
+  bool Out = false;
+  std::string Text;
+  for (size_t D = 0; D < Buf.Dims.size(); ++D) {
+    const ir::Attribute &E = Rg.R.Extent[D];
+    int64_t Ext = E.isInt() ? std::max<int64_t>(E.getInt(), 1) : 1;
+    std::string Start = Rg.Starts[D] ? std::to_string(*Rg.Starts[D]) : "?";
+    Text += (D ? ", " : "") + Start + ":" +
+            (Rg.Starts[D] && E.isInt() && E.getInt() > 0
+                 ? std::to_string(*Rg.Starts[D] + E.getInt())
+                 : "?");
+    if (!Rg.Starts[D] || !Buf.Dims[D].isStatic())
+      continue;
+    Out |= *Rg.Starts[D] < 0 || *Rg.Starts[D] + Ext > Buf.Dims[D].getValue();
+  }
+  if (!Out)
+    return true;
+  std::string Shape = formatDims(Buf.Dims);
+  I.error(R, diag::err_region_out_of_bounds)
+      << Text << Buf.Name << Shape.substr(1, Shape.size() - 2);
+  return false;
+}
+
+/// Known extents with size-1 dims dropped; nullopt when some is unknown.
+static std::optional<std::vector<std::string>> squeezed(const Region &Rg) {
+  std::vector<std::string> Out;
+  for (const ir::Attribute &E : Rg.R.Extent) {
+    if (E.isInt() && E.getInt() < 0)
+      return std::nullopt;
+    if (E.isInt() && E.getInt() == 1)
+      continue;
+    Out.push_back(extentText(E));
+  }
+  return Out;
+}
+
+Value sema::tCopy(Interp &I, BoundArgs &A) {
+  auto Src = regionOf(I, A[0], A.range(0), "T.copy source");
+  auto Dst = regionOf(I, A[1], A.range(1), "T.copy destination");
+  if (!Src || !Dst)
+    return Value::poison();
+  if (!checkBounds(I, *Src, A.range(0)) || !checkBounds(I, *Dst, A.range(1)))
+    return Value::poison();
+  if (Src->ElementForm && Dst->ElementForm) {
+    I.error(A.CallRange, diag::err_copy_unknown_extent);
+    return Value::poison();
+  }
+  auto S = squeezed(*Src), D = squeezed(*Dst);
+  if (S && D && *S != *D) {
+    I.error(A.CallRange, diag::err_copy_shape_mismatch)
+        << formatExtentList(Src->ExtText) << formatExtentList(Dst->ExtText);
+    return Value::poison();
+  }
+  I.B.createCopy(Src->R, Dst->R);
+  return Value::none();
+}
+
+static Value fillRegion(Interp &I, BoundArgs &A, const Value &Fill,
+                        llvm::SMRange FillRange) {
+  auto Dst = regionOf(I, A[0], A.range(0), A.name());
+  if (!Dst || !checkBounds(I, *Dst, A.range(0)))
+    return Value::poison();
+  for (ir::Attribute &E : Dst->R.Extent)
+    if (E.isInt() && E.getInt() < 0)
+      E = ir::Attribute::integer(1);
+  ir::Value *V = I.toRuntimeAs(Fill, Dst->Buf->Ty, FillRange);
+  if (!V)
+    return Value::poison();
+  I.B.createFill(Dst->R, V);
+  return Value::none();
+}
+
+Value sema::tFill(Interp &I, BoundArgs &A) {
+  return fillRegion(I, A, A[1], A.range(1));
+}
+
+Value sema::tClear(Interp &I, BoundArgs &A) {
+  return fillRegion(I, A, Value::integer(0), A.CallRange);
+}
+
+//===----------------------------------------------------------------------===//
+// T.gemm
+//===----------------------------------------------------------------------===//
+
+static BufferObj *gemmOperand(Interp &I, BoundArgs &A, unsigned K,
+                              llvm::StringRef Name, bool Accum) {
+  BufferObj *Buf = I.bufferOf(A[K], A.range(K), "T.gemm operand " + Name.str());
+  if (!Buf)
+    return nullptr;
+  ir::Scope S = Buf->Scope;
+  bool OK = S == ir::Scope::Shared || S == ir::Scope::Fragment ||
+            (!Accum && S == ir::Scope::Local);
+  if (!OK) {
+    I.error(A.range(K), diag::err_wrong_scope)
+        << "T.gemm" << Buf->Name << ir::scopeName(S)
+        << (Accum ? "fragment or shared" : "shared or fragment");
+    return nullptr;
+  }
+  if (Buf->Dims.size() != 2) {
+    I.error(A.range(K), diag::err_gemm_shape)
+        << Name.str() + " must be 2-D, but '" + Buf->Name + "' has shape " +
+               formatDims(Buf->Dims);
+    return nullptr;
+  }
+  return Buf;
+}
+
+static bool sameDim(const ir::Dim &A, const ir::Dim &B) { return A == B; }
+
+static std::string dimText(const ir::Dim &D) {
+  return D.isStatic() ? std::to_string(D.getValue()) : D.getSymbol().str();
+}
+
+static bool checkGemmShapes(Interp &I, BoundArgs &A, BufferObj &Am,
+                            BufferObj &Bm, BufferObj &Cm, bool TA, bool TB) {
+  const ir::Dim &M = Am.Dims[TA ? 1 : 0], &KA = Am.Dims[TA ? 0 : 1];
+  const ir::Dim &KB = Bm.Dims[TB ? 1 : 0], &N = Bm.Dims[TB ? 0 : 1];
+  auto Shapes = [&] {
+    return "A '" + Am.Name + "' is " + formatDims(Am.Dims) +
+           (TA ? " (transposed)" : "") + ", B '" + Bm.Name + "' is " +
+           formatDims(Bm.Dims) + (TB ? " (transposed)" : "") + ", C '" +
+           Cm.Name + "' is " + formatDims(Cm.Dims);
+  };
+  std::string Problem;
+  if (!sameDim(KA, KB))
+    Problem = "reduction dims differ (" + dimText(KA) + " vs " + dimText(KB) + ")";
+  else if (!sameDim(Cm.Dims[0], M))
+    Problem = "C has " + dimText(Cm.Dims[0]) + " rows, expected M = " + dimText(M);
+  else if (!sameDim(Cm.Dims[1], N))
+    Problem = "C has " + dimText(Cm.Dims[1]) + " columns, expected N = " + dimText(N);
+  if (Problem.empty())
+    return true;
+  I.error(A.CallRange, diag::err_gemm_shape) << Problem + ": " + Shapes();
+  return false;
+}
+
+static bool isFP8(DType T) {
+  return T == DType::Float8E4M3 || T == DType::Float8E5M2;
+}
+
+/// The accumulator dtypes allowed for an input dtype; empty when the input
+/// dtype is not a gemm input.
+static std::vector<DType> accumulatorsFor(DType In) {
+  switch (In) {
+  case DType::Float16:
+    return {DType::Float32, DType::Float16};
+  case DType::BFloat16:
+  case DType::Float8E4M3:
+  case DType::Float8E5M2:
+  case DType::Float32:
+    return {DType::Float32};
+  case DType::Float64:
+    return {DType::Float64};
+  case DType::Int8:
+  case DType::UInt8:
+  case DType::Int4:
+  case DType::UInt4:
+    return {DType::Int32};
+  default:
+    return {};
+  }
+}
+
+static bool checkGemmDTypes(Interp &I, BoundArgs &A, BufferObj &Am,
+                            BufferObj &Bm, BufferObj &Cm) {
+  auto Name = [](DType T) { return tileLangName(T).str(); };
+  std::string Problem;
+  bool Match = Am.Ty == Bm.Ty || (isFP8(Am.Ty) && isFP8(Bm.Ty)) ||
+               (isInteger(Am.Ty) && isInteger(Bm.Ty) && bitWidth(Am.Ty) == 8 &&
+                bitWidth(Bm.Ty) == 8);
+  std::vector<DType> Acc = accumulatorsFor(Am.Ty);
+  if (!Match)
+    Problem = "A is " + Name(Am.Ty) + " but B is " + Name(Bm.Ty);
+  else if (Acc.empty())
+    Problem = Name(Am.Ty) + " is not a supported input dtype";
+  else if (!llvm::is_contained(Acc, Cm.Ty))
+    Problem = Name(Am.Ty) + " inputs cannot accumulate into " + Name(Cm.Ty) +
+              " (C '" + Cm.Name + "'); use " + Name(Acc[0]);
+  if (Problem.empty())
+    return true;
+  I.error(A.CallRange, diag::err_gemm_dtype) << Problem;
+  return false;
+}
+
+static std::optional<std::string> gemmPolicy(Interp &I, const Value &V,
+                                             llvm::SMRange R) {
+  if (V.isNone())
+    return std::string("Square");
+  if (auto *P = V.getAs<PolicyObj>())
+    return P->Name;
+  if (V.isIntLike() && V.getInt() >= 0 && V.getInt() <= 2) {
+    static const char *const Names[] = {"Square", "FullRow", "FullCol"};
+    return std::string(Names[V.getInt()]);
+  }
+  if (V.isStr() && (V.getStr() == "Square" || V.getStr() == "FullRow" ||
+                    V.getStr() == "FullCol"))
+    return V.getStr();
+  if (!V.isPoison())
+    I.error(R, diag::err_bad_policy) << repr(V);
+  return std::nullopt;
+}
+
+Value sema::tGemm(Interp &I, BoundArgs &A) {
+  BufferObj *Am = gemmOperand(I, A, 0, "A", false);
+  BufferObj *Bm = gemmOperand(I, A, 1, "B", false);
+  BufferObj *Cm = gemmOperand(I, A, 2, "C", true);
+  auto TA = I.constBool(A[3], A.range(3), "transpose_A");
+  auto TB = I.constBool(A[4], A.range(4), "transpose_B");
+  auto Policy = gemmPolicy(I, A[5], A.range(5));
+  auto Clear = I.constBool(A[6], A.range(6), "clear_accum");
+  auto KPack = I.constInt(A[7], A.range(7), "k_pack");
+  if (!Am || !Bm || !Cm || !TA || !TB || !Policy || !Clear || !KPack)
+    return Value::poison();
+  if (*KPack <= 0) {
+    I.error(A.range(7), diag::err_non_positive_extent) << "k_pack" << *KPack;
+    return Value::poison();
+  }
+  if (!checkGemmShapes(I, A, *Am, *Bm, *Cm, *TA, *TB) ||
+      !checkGemmDTypes(I, A, *Am, *Bm, *Cm))
+    return Value::poison();
+  I.B.createGemm(Am->IR, Bm->IR, Cm->IR, *TA, *TB, *Policy, *Clear, *KPack);
+  return Value::none();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and scans
+//===----------------------------------------------------------------------===//
+
+static BufferObj *tileOperand(Interp &I, BoundArgs &A, unsigned K) {
+  BufferObj *Buf = I.bufferOf(A[K], A.range(K), A.name());
+  if (!Buf)
+    return nullptr;
+  if (Buf->Scope == ir::Scope::Global) {
+    I.error(A.range(K), diag::err_wrong_scope)
+        << A.name() << Buf->Name << "global" << "fragment, shared or local";
+    return nullptr;
+  }
+  if (!Buf->Dims.empty())
+    return Buf;
+  return nullptr;
+}
+
+static std::optional<int64_t> normalizedDim(Interp &I, BoundArgs &A,
+                                            unsigned K, size_t Rank) {
+  auto D = I.constInt(A[K], A.range(K), "dim");
+  if (!D)
+    return std::nullopt;
+  int64_t N = *D < 0 ? *D + int64_t(Rank) : *D;
+  if (N < 0 || N >= int64_t(Rank)) {
+    I.error(A.range(K), diag::err_reduce_dim)
+        << llvm::StringRef(A.Spec->Name) << *D << Rank;
+    return std::nullopt;
+  }
+  return N;
+}
+
+static bool reduceShapeOK(const BufferObj &Src, const BufferObj &Dst,
+                          int64_t Dim) {
+  std::vector<ir::Dim> Removed = Src.Dims;
+  Removed.erase(Removed.begin() + Dim);
+  if (Removed.empty())
+    Removed.push_back(ir::Dim(1));
+  if (Dst.Dims == Removed)
+    return true;
+  std::vector<ir::Dim> Kept = Src.Dims;
+  Kept[Dim] = ir::Dim(1);
+  return Dst.Dims == Kept;
+}
+
+static llvm::StringRef reduceKind(BuiltinID ID) {
+  switch (ID) {
+  case BuiltinID::TReduceMax:
+    return "max";
+  case BuiltinID::TReduceMin:
+    return "min";
+  case BuiltinID::TReduceSum:
+    return "sum";
+  case BuiltinID::TReduceAbsMax:
+    return "absmax";
+  default:
+    return "abssum";
+  }
+}
+
+Value sema::tReduce(Interp &I, BoundArgs &A) {
+  BufferObj *Src = tileOperand(I, A, 0), *Dst = tileOperand(I, A, 1);
+  if (!Src || !Dst)
+    return Value::poison();
+  auto Dim = normalizedDim(I, A, 2, Src->Dims.size());
+  bool HasClear = A.id() != BuiltinID::TReduceAbsSum;
+  auto Clear = HasClear ? I.constBool(A[3], A.range(3), "clear")
+                        : std::optional<bool>(true);
+  auto Batch = I.constInt(A[HasClear ? 4 : 3], A.range(HasClear ? 4 : 3), "batch");
+  if (!Dim || !Clear || !Batch)
+    return Value::poison();
+  if (*Batch != 1) {
+    I.error(A.range(HasClear ? 4 : 3), diag::err_feature_unsupported)
+        << "batch != 1 in reductions";
+    return Value::poison();
+  }
+  if (!reduceShapeOK(*Src, *Dst, *Dim)) {
+    std::vector<ir::Dim> Expected = Src->Dims;
+    Expected.erase(Expected.begin() + *Dim);
+    I.error(A.CallRange, diag::err_reduce_shape)
+        << llvm::StringRef(A.Spec->Name)
+        << "reducing '" + Src->Name + "' " + formatDims(Src->Dims) +
+               " over dim " + std::to_string(*Dim) + " gives " +
+               formatDims(Expected.empty() ? std::vector<ir::Dim>{1}
+                                           : Expected) +
+               ", but '" + Dst->Name + "' has shape " + formatDims(Dst->Dims);
+    return Value::poison();
+  }
+  I.B.createReduce(reduceKind(A.id()), Src->IR, Dst->IR, *Dim, *Clear);
+  return Value::none();
+}
+
+Value sema::tCumsum(Interp &I, BoundArgs &A) {
+  BufferObj *Src = tileOperand(I, A, 0);
+  BufferObj *Dst = A[1].isNone() ? Src : tileOperand(I, A, 1);
+  if (!Src || !Dst)
+    return Value::poison();
+  auto Dim = normalizedDim(I, A, 2, Src->Dims.size());
+  auto Reverse = I.constBool(A[3], A.range(3), "reverse");
+  if (!Dim || !Reverse)
+    return Value::poison();
+  if (Src->Dims != Dst->Dims) {
+    I.error(A.CallRange, diag::err_reduce_shape)
+        << "cumsum"
+        << "source '" + Src->Name + "' " + formatDims(Src->Dims) +
+               " and destination '" + Dst->Name + "' " +
+               formatDims(Dst->Dims) + " have different shapes";
+    return Value::poison();
+  }
+  I.B.createCumsum(Src->IR, Dst->IR, *Dim, *Reverse);
+  return Value::none();
+}
+
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+static bool isRegionValue(const Value &V) {
+  if (auto *Buf = V.getAs<BufferObj>())
+    return !Buf->isVar();
+  auto *Ref = V.getAs<BufferRefObj>();
+  return Ref && Ref->hasSlice();
+}
+
+Value sema::tAtomic(Interp &I, BoundArgs &A) {
+  llvm::StringRef Kind = A.id() == BuiltinID::TAtomicAdd   ? "add"
+                         : A.id() == BuiltinID::TAtomicMax ? "max"
+                                                           : "min";
+  auto Dst = regionOf(I, A[0], A.range(0), A.name() + " destination");
+  auto Prev = I.constBool(A[3], A.range(3), "return_prev");
+  if (!Dst || !Prev)
+    return Value::poison();
+  ir::Scope S = Dst->Buf->Scope;
+  if (S != ir::Scope::Global && S != ir::Scope::Shared) {
+    I.error(A.range(0), diag::err_atomic_target) << llvm::StringRef(A.Spec->Name);
+    return Value::poison();
+  }
+  if (*Prev) {
+    I.error(A.range(3), diag::err_feature_unsupported) << "return_prev=True";
+    return Value::poison();
+  }
+  if (isRegionValue(A[1])) {
+    auto Src = regionOf(I, A[1], A.range(1), A.name() + " value");
+    if (!Src || !checkBounds(I, *Dst, A.range(0)))
+      return Value::poison();
+    I.B.createAtomic(Kind, Dst->R, Src->R);
+    return Value::none();
+  }
+  if (!Dst->ElementForm) {
+    I.error(A.range(0), diag::err_atomic_target) << llvm::StringRef(A.Spec->Name);
+    return Value::poison();
+  }
+  ir::Value *V = I.toRuntimeAs(A[1], Dst->Buf->Ty, A.range(1));
+  if (!V)
+    return Value::poison();
+  I.B.createAtomic(Kind, Dst->R.Buffer, Dst->R.Indices, V);
+  return Value::none();
+}
+
+//===----------------------------------------------------------------------===//
+// Annotations and layouts
+//===----------------------------------------------------------------------===//
+
+Value sema::tUseSwizzle(Interp &I, BoundArgs &A) {
+  auto Panel = I.constInt(A[0], A.range(0), "panel_size");
+  auto Enable = I.constBool(A[2], A.range(2), "enable");
+  if (!Panel || !Enable)
+    return Value::poison();
+  if (*Panel <= 0) {
+    I.error(A.range(0), diag::err_bad_swizzle)
+        << "panel_size must be positive, got " + std::to_string(*Panel);
+    return Value::poison();
+  }
+  if (!A[1].isStr() || (A[1].getStr() != "row" && A[1].getStr() != "col")) {
+    I.error(A.range(1), diag::err_bad_swizzle)
+        << "order must be \"row\" or \"col\", got " + repr(A[1]);
+    return Value::poison();
+  }
+  I.B.createUseSwizzle(*Panel, A[1].getStr(), *Enable);
+  return Value::none();
+}
+
+static bool checkLayoutKey(Interp &I, const Value &Key, llvm::SMRange R) {
+  auto *Buf = Key.getAs<BufferObj>();
+  if (!Buf) {
+    I.error(R, diag::err_bad_layout_annotation)
+        << "keys must be buffers, got " + typeName(Key);
+    return false;
+  }
+  if (Buf->Scope != ir::Scope::Shared && Buf->Scope != ir::Scope::Fragment) {
+    I.error(R, diag::err_bad_layout_annotation)
+        << "'" + Buf->Name + "' is a " + ir::scopeName(Buf->Scope).str() +
+               " buffer; only shared and fragment buffers have layouts";
+    return false;
+  }
+  if (Buf->Kernel != I.CurFunc->Kernel) {
+    I.error(R, diag::err_bad_layout_annotation)
+        << "'" + Buf->Name + "' is not allocated in this kernel";
+    return false;
+  }
+  return true;
+}
+
+Value sema::tAnnotateLayout(Interp &I, BoundArgs &A) {
+  if (!A[0].isDict()) {
+    I.error(A.range(0), diag::err_bad_layout_annotation)
+        << "expects a dict from buffers to layouts, got " + typeName(A[0]);
+    return Value::poison();
+  }
+  bool OK = true;
+  for (auto &[Key, Layout] : A[0].getDict().Items) {
+    if (!checkLayoutKey(I, Key, A.range(0))) {
+      OK = false;
+      continue;
+    }
+    auto *L = Layout.getAs<LayoutObj>();
+    if (!L) {
+      if (!Layout.isPoison())
+        I.error(A.range(0), diag::err_bad_layout_annotation)
+            << "the layout of '" + Key.getAs<BufferObj>()->Name +
+                   "' must be a T.Layout, T.Fragment or swizzled layout, got " +
+                   typeName(Layout);
+      OK = false;
+      continue;
+    }
+    I.B.createAnnotateLayout(Key.getAs<BufferObj>()->IR, L->Text);
+  }
+  return OK ? Value::none() : Value::poison();
+}
+
+static std::optional<std::vector<ir::Dim>> layoutShape(Interp &I,
+                                                       BoundArgs &A) {
+  return I.shapeOf(A[0], A.range(0), "the layout", /*AllowSymbols=*/false);
+}
+
+static bool checkLayoutFn(Interp &I, BoundArgs &A, unsigned K, size_t Rank) {
+  if (A[K].isNone())
+    return true;
+  auto *F = A[K].getAs<FunctionObj>();
+  if (!F) {
+    I.error(A.range(K), diag::err_not_callable) << exprText(A.range(K));
+    return false;
+  }
+  if (F->Params->size() != Rank) {
+    I.error(A.range(K), diag::err_bad_layout_annotation)
+        << "the layout function takes " + std::to_string(F->Params->size()) +
+               " arguments, but the shape has rank " + std::to_string(Rank);
+    return false;
+  }
+  return true;
+}
+
+Value sema::tLayout(Interp &I, BoundArgs &A) {
+  auto Shape = layoutShape(I, A);
+  if (!Shape || !checkLayoutFn(I, A, 1, Shape->size()))
+    return Value::poison();
+  return Value::object(std::make_shared<LayoutObj>(
+      "Layout(" + formatDims(*Shape) + ", " + exprText(A.range(1)) + ")"));
+}
+
+Value sema::tFragmentLayout(Interp &I, BoundArgs &A) {
+  auto Shape = layoutShape(I, A);
+  if (!Shape)
+    return Value::poison();
+  for (unsigned K : {1u, 2u, 3u})
+    if (!checkLayoutFn(I, A, K, Shape->size()))
+      return Value::poison();
+  return Value::object(std::make_shared<LayoutObj>(
+      "Fragment(" + formatDims(*Shape) + ")"));
+}
+
+Value sema::lMakeSwizzled(Interp &I, BoundArgs &A) {
+  BufferObj *Buf = I.bufferOf(A[0], A.range(0), A.name());
+  if (!Buf)
+    return Value::poison();
+  if (Buf->Scope != ir::Scope::Shared) {
+    I.error(A.range(0), diag::err_wrong_scope)
+        << A.name() << Buf->Name << ir::scopeName(Buf->Scope) << "shared";
+    return Value::poison();
+  }
+  return Value::object(std::make_shared<LayoutObj>(
+      std::string(A.Spec->Name) + "(" + Buf->Name + ")"));
+}

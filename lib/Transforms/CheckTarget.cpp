@@ -1,0 +1,102 @@
+//===- CheckTarget.cpp - Checks that need to know the target GPU ------------===//
+
+#include "CheckTarget.h"
+#include "tilec/IR/Operation.h"
+#include "tilec/Support/Diagnostics.h"
+#include <map>
+
+using namespace tilec;
+using namespace tilec::ir;
+
+namespace {
+
+/// How many copies of each shared buffer the pipeliner will keep: the
+/// largest num_stages of a pipelined loop that copies into it.
+std::map<const Value *, int64_t> pipelineStages(Operation &Kernel) {
+  std::map<const Value *, int64_t> Stages;
+  Kernel.walk([&](Operation &Op) {
+    if (!Op.is(OpKind::Copy))
+      return;
+    Value *Dst = Op.getGroup(1).front();
+    for (Operation *P = Op.getParentOp(); P && P != &Kernel; P = P->getParentOp()) {
+      std::optional<llvm::StringRef> Kind = P->getStringAttr("kind");
+      if (!P->is(OpKind::For) || !Kind || *Kind != "pipelined")
+        continue;
+      int64_t N = P->getIntAttr("num_stages").value_or(0);
+      if (N > 1 && Dst->getParentBlock() && !P->isAncestorOf(Dst->getDefiningOp()))
+        Stages[Dst] = std::max(Stages[Dst], N);
+    }
+  });
+  return Stages;
+}
+
+bool isFp8(DType T) { return T == DType::Float8E4M3 || T == DType::Float8E5M2; }
+bool isSubByte(DType T) {
+  return T == DType::Int4 || T == DType::UInt4 || T == DType::Float4E2M1;
+}
+
+class CheckTargetPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "check-target"; }
+  llvm::StringRef description() const override {
+    return "Check shared memory and dtypes against the target";
+  }
+
+  bool run(Operation &Module, PassContext &Ctx) override {
+    bool OK = true;
+    Module.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Kernel))
+        OK &= checkSharedMemory(Op, Ctx);
+      if (Op.is(OpKind::Gemm))
+        OK &= checkGemmDTypes(Op, Ctx);
+    });
+    return OK;
+  }
+
+private:
+  bool checkSharedMemory(Operation &Kernel, PassContext &Ctx) {
+    std::map<const Value *, int64_t> Stages = pipelineStages(Kernel);
+    std::vector<std::pair<Operation *, int64_t>> Buffers;
+    int64_t Total = 0;
+    Kernel.walk([&](Operation &Op) {
+      if (!Op.is(OpKind::Alloc) ||
+          Op.getResult()->getType().getScope() != Scope::Shared)
+        return;
+      int64_t Bytes = Op.getResult()->getType().sizeInBytes().value_or(0);
+      auto It = Stages.find(Op.getResult());
+      if (It != Stages.end())
+        Bytes *= It->second;
+      Buffers.push_back({&Op, Bytes});
+      Total += Bytes;
+    });
+    if (Total <= Ctx.Tgt.MaxSharedMemoryBytes)
+      return true;
+    Ctx.Diags.report(Kernel.getLoc(), diag::err_shared_memory_limit)
+        << Total << Ctx.Tgt.MaxSharedMemoryBytes << Ctx.Tgt.Name;
+    for (auto &[Op, Bytes] : Buffers)
+      Ctx.Diags.report(Op->getLoc(), diag::note_shared_buffer)
+          << Op->getResult()->getNameHint() << Bytes;
+    return false;
+  }
+
+  bool checkGemmDTypes(Operation &Gemm, PassContext &Ctx) {
+    for (Value *V : Gemm.getOperands()) {
+      DType T = V->getType().getDType();
+      bool Unsupported = isSubByte(T) ||
+                         (isFp8(T) && (Ctx.Tgt.isCUDA() ? Ctx.Tgt.SmVersion < 89
+                                                        : Ctx.Tgt.Name == "gfx90a"));
+      if (!Unsupported)
+        continue;
+      Ctx.Diags.report(Gemm.getLoc(), diag::err_dtype_unsupported_on_target)
+          << std::string(tileLangName(T)) + " in T.gemm" << Ctx.Tgt.Name;
+      return false;
+    }
+    return true;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tilec::createCheckTargetPass() {
+  return std::make_unique<CheckTargetPass>();
+}

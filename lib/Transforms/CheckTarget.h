@@ -1,0 +1,24 @@
+//===- CheckTarget.h - Checks that need to know the target GPU -*- C++ -*-===//
+//
+// Expects: a module after copy-extent.
+// Does: per kernel, adds up the shared memory its buffers need, counting a
+//   buffer filled by a copy inside a `T.Pipelined(num_stages=n)` loop n
+//   times (the pipeliner multi-buffers it), and compares the total with the
+//   target's per-block limit; rejects dtypes the target's tensor cores or
+//   memory system cannot handle (fp8 before sm_90 and on gfx90a, 4-bit
+//   types in gemm).
+// Guarantees: reports err_shared_memory_limit with a note per shared buffer,
+//   err_dtype_unsupported_on_target at the op that needs the dtype; never
+//   changes the IR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_TRANSFORMS_CHECKTARGET_H
+#define TILEC_TRANSFORMS_CHECKTARGET_H
+
+#include "tilec/Transforms/Pass.h"
+
+namespace tilec {
+std::unique_ptr<Pass> createCheckTargetPass();
+} // namespace tilec
+
+#endif

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12, as root), builds tilec and runs every
+# test; the last line printed is "N passed, N failed" and the exit status is
+# non-zero when anything failed.
+#
+#   bash scripts/test.sh
+#
+# Steps, each counted in the summary:
+#   1. unit tests: ctest on build/ (Catch2 executables from unittests/)
+#   2. lit tests:  `check-tilec` on build/ (test/**; REQUIRES: nvcc ones run
+#                  only where nvcc is installed)
+#   3. fuzzer:     build-fuzz/ (clang, ASan+UBSan), FUZZ_SECONDS of libFuzzer
+#                  on the .tile front end, seeded from examples and tests
+#   4. nvcc:       when NVCC_CHECKS=1 and nvcc exists, every example compiled
+#                  with --emit=cuda and then with nvcc -c
+# Environment: BUILD_DIR, JOBS, FUZZ_SECONDS (default 60, 0 skips the
+# fuzzer), NVCC_CHECKS, NVCC_ARCH.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_DIR=${FUZZ_DIR:-$TILEC_ROOT/build-fuzz}
+# Switch on once the CUDA emitter lands.
+NVCC_CHECKS=${NVCC_CHECKS:-0}
+NVCC_ARCH=${NVCC_ARCH:-sm_90a}
+RESULTS=$BUILD_DIR/test-results
+
+# A run that stops early (e.g. a build error) still ends with the summary.
+finished=0
+on_exit() {
+  local rc=$?
+  if [ "$finished" -eq 0 ]; then
+    echo "error: the test run stopped early (exit status $rc)" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+}
+trap on_exit EXIT
+
+# junit_case FILE NAME [FAILURE]: writes a one-test JUnit report.
+junit_case() {
+  local failure=""
+  [ $# -ge 3 ] && failure="<failure message=\"$3\"/>"
+  printf '<testsuite name="%s"><testcase name="%s">%s</testcase></testsuite>\n' \
+    "$2" "$2" "$failure" >"$1"
+}
+
+run_unit_tests() {
+  log "unit tests (ctest)"
+  ctest --test-dir "$BUILD_DIR" -j "$JOBS" --timeout 300 --output-on-failure \
+    --output-junit "$RESULTS/ctest.xml" || true
+  [ -f "$RESULTS/ctest.xml" ] || junit_case "$RESULTS/ctest.xml" ctest "ctest did not run"
+}
+
+run_lit_tests() {
+  log "lit tests (check-tilec)"
+  LIT_OPTS="--xunit-xml-output=$RESULTS/lit.xml" \
+    timeout 1800 cmake --build "$BUILD_DIR" --target check-tilec || true
+  [ -f "$RESULTS/lit.xml" ] || junit_case "$RESULTS/lit.xml" lit "lit did not run"
+}
+
+# Seeds: every .tile file of the repository, flattened into one directory.
+seed_corpus() {
+  local seeds=$1 file
+  rm -rf "$seeds" && mkdir -p "$seeds"
+  while IFS= read -r file; do
+    cp "$file" "$seeds/$(echo "${file#"$TILEC_ROOT"/}" | tr / _)"
+  done < <(find "$TILEC_ROOT/examples" "$TILEC_ROOT/test" -name '*.tile' -type f)
+}
+
+run_fuzzer() {
+  if [ "$FUZZ_SECONDS" -eq 0 ]; then
+    log "fuzzer skipped (FUZZ_SECONDS=0)"
+    return
+  fi
+  log "fuzzer: building in $FUZZ_DIR"
+  CC=clang-14 CXX=clang++-14 cmake -S "$TILEC_ROOT" -B "$FUZZ_DIR" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-O1 -fno-omit-frame-pointer" \
+    -DTILEC_ENABLE_FUZZER=ON -DTILEC_ENABLE_TESTS=OFF >/dev/null
+  if ! cmake --build "$FUZZ_DIR" --target tilec_fuzz -j "$JOBS"; then
+    junit_case "$RESULTS/fuzz.xml" fuzzer "build failed"
+    return
+  fi
+  seed_corpus "$FUZZ_DIR/seeds"
+  mkdir -p "$FUZZ_DIR/corpus" "$FUZZ_DIR/artifacts"
+  log "fuzzer: running for ${FUZZ_SECONDS}s (log: $FUZZ_DIR/fuzz.log)"
+  if UBSAN_OPTIONS=print_stacktrace=1 timeout $((FUZZ_SECONDS + 300)) \
+    "$FUZZ_DIR/fuzz/tilec_fuzz" "$FUZZ_DIR/corpus" "$FUZZ_DIR/seeds" \
+    -dict="$TILEC_ROOT/fuzz/tile.dict" -max_total_time="$FUZZ_SECONDS" \
+    -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$FUZZ_DIR/artifacts/" >"$FUZZ_DIR/fuzz.log" 2>&1; then
+    grep -E '^(Done|stat::number_of_executed_units)' "$FUZZ_DIR/fuzz.log" || true
+    junit_case "$RESULTS/fuzz.xml" fuzzer
+    return
+  fi
+  tail -n 60 "$FUZZ_DIR/fuzz.log"
+  echo "fuzzer: failing inputs are in $FUZZ_DIR/artifacts/ (reproduce: $FUZZ_DIR/fuzz/tilec_fuzz FILE)"
+  junit_case "$RESULTS/fuzz.xml" fuzzer "crash, hang or sanitizer report"
+}
+
+# Compiles every example to CUDA and the CUDA with nvcc, one test each.
+run_nvcc_checks() {
+  local nvcc example name dir=$BUILD_DIR/nvcc-checks
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  if [ "$NVCC_CHECKS" != 1 ] || [ ! -x "$nvcc" ]; then
+    log "nvcc checks skipped (NVCC_CHECKS=$NVCC_CHECKS, nvcc: $nvcc)"
+    return
+  fi
+  log "nvcc checks ($nvcc, $NVCC_ARCH)"
+  mkdir -p "$dir"
+  for example in "$TILEC_ROOT"/examples/*.tile; do
+    name=$(basename "$example" .tile)
+    if "$TILEC" "$example" --emit=cuda -o "$dir/$name.cu" &&
+      "$nvcc" -std=c++17 -arch="$NVCC_ARCH" -I "$TILEC_ROOT/runtime" \
+        -c "$dir/$name.cu" -o "$dir/$name.o"; then
+      junit_case "$RESULTS/nvcc-$name.xml" "nvcc-$name"
+    else
+      echo "nvcc check failed: $example"
+      junit_case "$RESULTS/nvcc-$name.xml" "nvcc-$name" "tilec or nvcc failed"
+    fi
+  done
+}
+
+install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+configure_and_build
+rm -rf "$RESULTS" && mkdir -p "$RESULTS"
+run_unit_tests
+run_lit_tests
+run_fuzzer
+run_nvcc_checks
+
+finished=1
+python3 "$TILEC_ROOT/scripts/junit-summary.py" "$RESULTS"/*.xml

@@ -1,0 +1,141 @@
+//===- Options.cpp - Command-line options of the tilec driver ---------------===//
+
+#include "Options.h"
+#include "tilec/Support/Target.h"
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+using namespace tilec;
+
+#ifndef TILEC_VERSION
+#define TILEC_VERSION "0.0.0"
+#endif
+
+const char *tilec::emitKindName(EmitKind K) {
+  switch (K) {
+  case EmitKind::Tokens:
+    return "tokens";
+  case EmitKind::AST:
+    return "ast";
+  case EmitKind::IR:
+    return "ir";
+  case EmitKind::CUDA:
+    return "cuda";
+  case EmitKind::HIP:
+    return "hip";
+  }
+  return "ir";
+}
+
+namespace {
+
+const std::map<std::string, EmitKind> EmitNames = {
+    {"tokens", EmitKind::Tokens}, {"ast", EmitKind::AST},
+    {"ir", EmitKind::IR},         {"cuda", EmitKind::CUDA},
+    {"hip", EmitKind::HIP}};
+
+const std::map<std::string, InputFormat> FormatNames = {
+    {"auto", InputFormat::Auto},
+    {"tile", InputFormat::Tile},
+    {"tir", InputFormat::TIR}};
+
+/// Splits "-D name=value" entries; false on a malformed one.
+bool parseDefines(const std::vector<std::string> &Raw, DriverOptions &Opts) {
+  for (const std::string &D : Raw) {
+    size_t Eq = D.find('=');
+    if (Eq == 0 || Eq == std::string::npos) {
+      std::cerr << "tilec: error: invalid -D option '" << D
+                << "': expected name=value\n";
+      return false;
+    }
+    Opts.Defines[D.substr(0, Eq)] = D.substr(Eq + 1);
+  }
+  return true;
+}
+
+/// Splits comma-separated lists given to --passes / --print-ir-after.
+std::vector<std::string> splitCommas(const std::vector<std::string> &Items) {
+  std::vector<std::string> Out;
+  for (const std::string &Item : Items) {
+    size_t Start = 0;
+    while (Start <= Item.size()) {
+      size_t Comma = Item.find(',', Start);
+      if (Comma == std::string::npos)
+        Comma = Item.size();
+      if (Comma > Start)
+        Out.push_back(Item.substr(Start, Comma - Start));
+      Start = Comma + 1;
+    }
+  }
+  return Out;
+}
+
+void addOptions(CLI::App &App, DriverOptions &Opts,
+                std::vector<std::string> &Defines,
+                std::vector<std::string> &Passes,
+                std::vector<std::string> &PrintAfter) {
+  App.add_option("input", Opts.Input, "Input .tile file, tile IR (.tir), or -")
+      ->required();
+  App.add_option("-o,--output", Opts.Output,
+                 "Output file (for --emit=cuda: NAME.cu; NAME.h and NAME.json "
+                 "are written beside it)");
+  App.add_option("-D", Defines, "Set a kernel parameter: -D name=value")
+      ->allow_extra_args(false);
+  App.add_option("--kernel", Opts.Kernel, "Compile only the kernel NAME");
+  App.add_option("--target", Opts.TargetName, "Target GPU")
+      ->check(CLI::IsMember(knownTargetNames()));
+  App.add_option("--emit", Opts.Emit, "What to write")
+      ->transform(CLI::CheckedTransformer(EmitNames));
+  App.add_option("--input-format", Opts.Format,
+                 "Input language (default: by suffix, .tir is IR)")
+      ->transform(CLI::CheckedTransformer(FormatNames));
+  App.add_option("--passes", Passes,
+                 "Run these passes (comma-separated) instead of the default "
+                 "pipeline; IR input runs none by default");
+  App.add_flag("--print-ir-after-all", Opts.PrintIRAfterAll,
+               "Print the IR to stderr after every pass");
+  App.add_option("--print-ir-after", PrintAfter,
+                 "Print the IR to stderr after the named passes");
+  App.add_flag("--verify-each", Opts.VerifyEach,
+               "Run the IR verifier after every pass");
+  App.add_flag("--time-passes", Opts.TimePasses,
+               "Print the time each pass took to stderr");
+  App.add_flag("--verify-diagnostics", Opts.VerifyDiagnostics,
+               "Check diagnostics against expected-error comments");
+  App.add_flag("--split-input-file", Opts.SplitInputFile,
+               "Compile each '# -----' ('// -----' in IR) chunk separately");
+  App.add_flag("--print-locs", Opts.PrintLocs,
+               "Print source locations in IR output");
+  App.add_flag("!--no-line-directives", Opts.LineDirectives,
+               "Do not write #line directives into generated code");
+  App.set_version_flag("--version", "tilec " TILEC_VERSION);
+}
+
+} // namespace
+
+std::optional<int> tilec::parseCommandLine(int Argc, char **Argv,
+                                           DriverOptions &Opts) {
+  CLI::App App{"tilec: ahead-of-time compiler for TileLang tile kernels",
+               "tilec"};
+  std::vector<std::string> Defines, Passes, PrintAfter;
+  addOptions(App, Opts, Defines, Passes, PrintAfter);
+  try {
+    App.parse(Argc, Argv);
+  } catch (const CLI::ParseError &E) {
+    if (E.get_exit_code() == 0) {
+      App.exit(E);
+      return 0;
+    }
+    std::cerr << "tilec: error: " << E.what() << "\n"
+              << "Run with --help for more information.\n";
+    return 1;
+  }
+  if (!parseDefines(Defines, Opts))
+    return 1;
+  Opts.Passes = splitCommas(Passes);
+  Opts.PrintIRAfter = splitCommas(PrintAfter);
+  Opts.EmitGiven = App.count("--emit") != 0;
+  if (!Opts.EmitGiven && Opts.TargetName.rfind("gfx", 0) == 0)
+    Opts.Emit = EmitKind::HIP;
+  return std::nullopt;
+}

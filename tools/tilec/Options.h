@@ -1,0 +1,43 @@
+//===- Options.h - Command-line options of the tilec driver ----*- C++ -*-===//
+#ifndef TILEC_TOOLS_OPTIONS_H
+#define TILEC_TOOLS_OPTIONS_H
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+enum class EmitKind { Tokens, AST, IR, CUDA, HIP };
+enum class InputFormat { Auto, Tile, TIR };
+
+const char *emitKindName(EmitKind K);
+
+struct DriverOptions {
+  std::string Input;
+  std::string Output;
+  std::map<std::string, std::string> Defines;
+  std::string Kernel;
+  std::string TargetName = "sm_90";
+  EmitKind Emit = EmitKind::CUDA;
+  bool EmitGiven = false;
+  InputFormat Format = InputFormat::Auto;
+  std::vector<std::string> Passes;
+  bool PrintIRAfterAll = false;
+  std::vector<std::string> PrintIRAfter;
+  bool VerifyEach = false;
+  bool TimePasses = false;
+  bool VerifyDiagnostics = false;
+  bool SplitInputFile = false;
+  bool PrintLocs = false;
+  bool LineDirectives = true;
+};
+
+/// Parses argv into \p Opts. Returns an exit code when the driver should
+/// stop now (--help, --version, or a usage error, which exits with 1).
+std::optional<int> parseCommandLine(int Argc, char **Argv, DriverOptions &Opts);
+
+} // namespace tilec
+
+#endif
