@@ -9,12 +9,13 @@
 #   1. unit tests: ctest on build/ (Catch2 executables from unittests/)
 #   2. lit tests:  `check-tilec` on build/ (test/**; REQUIRES: nvcc ones run
 #                  only where nvcc is installed)
-#   3. fuzzer:     build-fuzz/ (clang, ASan+UBSan), FUZZ_SECONDS of libFuzzer
-#                  on the .tile front end, seeded from examples and tests
+#   3. fuzzers:    build-fuzz/ (clang, ASan+UBSan), FUZZ_SECONDS of libFuzzer
+#                  each on the .tile front end and on the IR parser, seeded
+#                  from examples/ and test/
 #   4. nvcc:       when NVCC_CHECKS=1 and nvcc exists, every example compiled
 #                  with --emit=cuda and then with nvcc -c
-# Environment: BUILD_DIR, JOBS, FUZZ_SECONDS (default 60, 0 skips the
-# fuzzer), NVCC_CHECKS, NVCC_ARCH.
+# Environment: BUILD_DIR, JOBS, FUZZ_SECONDS (default 60 per fuzzer, 0 skips
+# them), FUZZ_DIR, NVCC_CHECKS, NVCC_ARCH.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
@@ -58,43 +59,51 @@ run_lit_tests() {
   [ -f "$RESULTS/lit.xml" ] || junit_case "$RESULTS/lit.xml" lit "lit did not run"
 }
 
-# Seeds: every .tile file of the repository, flattened into one directory.
+# seed_corpus DIR SUFFIX: every *SUFFIX file of examples/ and test/,
+# flattened into DIR.
 seed_corpus() {
-  local seeds=$1 file
+  local seeds=$1 suffix=$2 file
   rm -rf "$seeds" && mkdir -p "$seeds"
   while IFS= read -r file; do
     cp "$file" "$seeds/$(echo "${file#"$TILEC_ROOT"/}" | tr / _)"
-  done < <(find "$TILEC_ROOT/examples" "$TILEC_ROOT/test" -name '*.tile' -type f)
+  done < <(find "$TILEC_ROOT/examples" "$TILEC_ROOT/test" -name "*$suffix" -type f)
 }
 
+# run_fuzzer NAME SUFFIX DICT: FUZZ_SECONDS of libFuzzer, one test result.
 run_fuzzer() {
-  if [ "$FUZZ_SECONDS" -eq 0 ]; then
-    log "fuzzer skipped (FUZZ_SECONDS=0)"
+  local name=$1 dir=$FUZZ_DIR/$1
+  seed_corpus "$dir/seeds" "$2"
+  mkdir -p "$dir/corpus" "$dir/artifacts"
+  log "fuzzer $name: running for ${FUZZ_SECONDS}s (log: $dir/fuzz.log)"
+  if UBSAN_OPTIONS=print_stacktrace=1 timeout $((FUZZ_SECONDS + 300)) \
+    "$FUZZ_DIR/fuzz/$name" "$dir/corpus" "$dir/seeds" \
+    -dict="$TILEC_ROOT/fuzz/$3" -max_total_time="$FUZZ_SECONDS" \
+    -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$dir/artifacts/" >"$dir/fuzz.log" 2>&1; then
+    grep -E '^(Done|stat::number_of_executed_units)' "$dir/fuzz.log" || true
+    junit_case "$RESULTS/$name.xml" "$name"
     return
   fi
-  log "fuzzer: building in $FUZZ_DIR"
+  tail -n 60 "$dir/fuzz.log"
+  echo "fuzzer $name: failing inputs are in $dir/artifacts/ (reproduce: $FUZZ_DIR/fuzz/$name FILE)"
+  junit_case "$RESULTS/$name.xml" "$name" "crash, hang or sanitizer report"
+}
+
+run_fuzzers() {
+  if [ "$FUZZ_SECONDS" -eq 0 ]; then
+    log "fuzzers skipped (FUZZ_SECONDS=0)"
+    return
+  fi
+  log "fuzzers: building in $FUZZ_DIR"
   CC=clang-14 CXX=clang++-14 cmake -S "$TILEC_ROOT" -B "$FUZZ_DIR" -G Ninja \
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-O1 -fno-omit-frame-pointer" \
     -DTILEC_ENABLE_FUZZER=ON -DTILEC_ENABLE_TESTS=OFF >/dev/null
-  if ! cmake --build "$FUZZ_DIR" --target tilec_fuzz -j "$JOBS"; then
-    junit_case "$RESULTS/fuzz.xml" fuzzer "build failed"
+  if ! cmake --build "$FUZZ_DIR" --target tilec_fuzz tilec_ir_fuzz -j "$JOBS"; then
+    junit_case "$RESULTS/fuzz-build.xml" fuzz-build "build failed"
     return
   fi
-  seed_corpus "$FUZZ_DIR/seeds"
-  mkdir -p "$FUZZ_DIR/corpus" "$FUZZ_DIR/artifacts"
-  log "fuzzer: running for ${FUZZ_SECONDS}s (log: $FUZZ_DIR/fuzz.log)"
-  if UBSAN_OPTIONS=print_stacktrace=1 timeout $((FUZZ_SECONDS + 300)) \
-    "$FUZZ_DIR/fuzz/tilec_fuzz" "$FUZZ_DIR/corpus" "$FUZZ_DIR/seeds" \
-    -dict="$TILEC_ROOT/fuzz/tile.dict" -max_total_time="$FUZZ_SECONDS" \
-    -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$FUZZ_DIR/artifacts/" >"$FUZZ_DIR/fuzz.log" 2>&1; then
-    grep -E '^(Done|stat::number_of_executed_units)' "$FUZZ_DIR/fuzz.log" || true
-    junit_case "$RESULTS/fuzz.xml" fuzzer
-    return
-  fi
-  tail -n 60 "$FUZZ_DIR/fuzz.log"
-  echo "fuzzer: failing inputs are in $FUZZ_DIR/artifacts/ (reproduce: $FUZZ_DIR/fuzz/tilec_fuzz FILE)"
-  junit_case "$RESULTS/fuzz.xml" fuzzer "crash, hang or sanitizer report"
+  run_fuzzer tilec_fuzz .tile tile.dict
+  run_fuzzer tilec_ir_fuzz .tir tir.dict
 }
 
 # Compiles every example to CUDA and the CUDA with nvcc, one test each.
@@ -125,7 +134,7 @@ configure_and_build
 rm -rf "$RESULTS" && mkdir -p "$RESULTS"
 run_unit_tests
 run_lit_tests
-run_fuzzer
+run_fuzzers
 run_nvcc_checks
 
 finished=1

@@ -59,13 +59,14 @@ std::string verifyErrors(const Operation &Op) {
 std::unique_ptr<Operation> buildGemmModule() {
   std::unique_ptr<Operation> Module = createModuleOp();
   Builder B(Module->getBody());
-  Type F16A = Type::buffer(Scope::Global, {Dim::symbol("M"), 1024}, DType::Float16);
+  Type F16A =
+      Type::buffer(Scope::Global, {Dim::symbol("M"), 1024}, DType::Float16);
   Type F16B = Type::buffer(Scope::Global, {1024, 1024}, DType::Float16);
-  Operation *Func = B.createFunc("main", {"M"}, {"A", "B", "C"},
-                                 {F16A, F16B, F16A}, {2});
+  Operation *Func =
+      B.createFunc("main", {"M"}, {"A", "B", "C"}, {F16A, F16B, F16A}, {2});
   Block &FB = Func->getBody();
-  Value *M = FB.getArgument(0), *A = FB.getArgument(1),
-        *BB = FB.getArgument(2), *C = FB.getArgument(3);
+  Value *M = FB.getArgument(0), *A = FB.getArgument(1), *BB = FB.getArgument(2),
+        *C = FB.getArgument(3);
   B.setInsertionPointToEnd(FB);
   Value *C128 = B.createConstInt(128);
   Value *C127 = B.createConstInt(127);
@@ -99,21 +100,26 @@ std::unique_ptr<Operation> buildGemmModule() {
     Value *BCol = B.createBinary(OpKind::Mul, BX, C128);
     std::vector<Attribute> Unknown{Attribute::integer(-1),
                                    Attribute::integer(-1)};
-    B.createCopy({A, {Row, Col}, {Attribute::integer(128), Attribute::integer(32)}},
-                 {AS, {}, Unknown});
-    B.createCopy({BB, {Col, BCol}, {Attribute::integer(32), Attribute::integer(128)}},
-                 {BS, {}, Unknown});
+    B.createCopy(
+        {A, {Row, Col}, {Attribute::integer(128), Attribute::integer(32)}},
+        {AS, {}, Unknown});
+    B.createCopy(
+        {BB, {Col, BCol}, {Attribute::integer(32), Attribute::integer(128)}},
+        {BS, {}, Unknown});
     B.createGemm(AS, BS, CL);
   }
-  Value *Flag = B.createAlloc(Type::buffer(Scope::Var, {1}, DType::Int32), "flag");
+  Value *Flag =
+      B.createAlloc(Type::buffer(Scope::Var, {1}, DType::Int32), "flag");
   Operation *Par = B.createParallel({128, 128}, {"i", "j"});
   {
     Builder::InsertionGuard G(B);
     B.setInsertionPointToEnd(Par->getBody());
-    Value *I = Par->getBody().getArgument(0), *J = Par->getBody().getArgument(1);
+    Value *I = Par->getBody().getArgument(0),
+          *J = Par->getBody().getArgument(1);
     Value *V = B.createLoad(CL, {I, J});
     Value *H = B.createCast(V, DType::Float16);
-    Value *R = B.createBinary(OpKind::Add, B.createBinary(OpKind::Mul, BY, C128), I);
+    Value *R =
+        B.createBinary(OpKind::Add, B.createBinary(OpKind::Mul, BY, C128), I);
     Value *InBounds = B.createCmp(CmpPred::Lt, R, M);
     Operation *If = B.createIf(InBounds, /*WithElse=*/true);
     B.setInsertionPointToEnd(If->getBody(0));
@@ -165,7 +171,8 @@ TEST_CASE("types print, parse and size", "[ir]") {
   CHECK(T.numElements() == 4096);
   CHECK(T.sizeInBytes() == 8192);
   CHECK(Type::buffer(Scope::Local, {7}, DType::Int4).sizeInBytes() == 4);
-  Type Sym = Type::buffer(Scope::Global, {Dim::symbol("M"), 1024}, DType::Float32);
+  Type Sym =
+      Type::buffer(Scope::Global, {Dim::symbol("M"), 1024}, DType::Float32);
   CHECK(Sym.str() == "global<[M, 1024] f32>");
   CHECK_FALSE(Sym.numElements());
   CHECK(parseType("global<[M, 1024] f32>") == Sym);
@@ -197,8 +204,10 @@ TEST_CASE("builder module verifies and round-trips", "[ir]") {
   CHECK(verifyErrors(*M).empty());
   std::string Text = print(*M);
   INFO(Text);
-  CHECK(Text.find("%A_shared = alloc : shared<[128, 32] f16>") != std::string::npos);
-  CHECK(Text.find("kernel %2, %4 {threads = [128, 1, 1]} (%bx: i32, %by: i32) {") !=
+  CHECK(Text.find("%A_shared = alloc : shared<[128, 32] f16>") !=
+        std::string::npos);
+  CHECK(Text.find(
+            "kernel %2, %4 {threads = [128, 1, 1]} (%bx: i32, %by: i32) {") !=
         std::string::npos);
   CHECK(Text.find("copy %A[%9, %10], %A_shared {src_extent = [128, 32], "
                   "dst_extent = [-1, -1]}") != std::string::npos);
@@ -253,7 +262,8 @@ TEST_CASE("parser diagnostics", "[ir]") {
     CHECK_FALSE(R.Op);
     return R.Errors;
   };
-  CHECK_THAT(ErrorOf("module {\n  func {name = \"f\"} {\n    %x = add %y, %y : i32\n  }\n}"),
+  CHECK_THAT(ErrorOf("module {\n  func {name = \"f\"} {\n    %x = add %y, %y : "
+                     "i32\n  }\n}"),
              Catch::Contains("use of undefined value '%y'"));
   std::string Redef = ErrorOf(
       "module {\n func {name = \"f\"} {\n  %x = const {value = 1} : i32\n"
@@ -262,27 +272,31 @@ TEST_CASE("parser diagnostics", "[ir]") {
   CHECK_THAT(Redef, Catch::Contains("note: previously defined here"));
   CHECK_THAT(ErrorOf("module {\n frob\n}"),
              Catch::Contains("unknown operation 'frob'"));
-  CHECK_THAT(ErrorOf("module {\n func {name = \"f\"} (%a: shared<[4] q8>) {}\n}"),
-             Catch::Contains("unknown element type 'q8'"));
+  CHECK_THAT(
+      ErrorOf("module {\n func {name = \"f\"} (%a: shared<[4] q8>) {}\n}"),
+      Catch::Contains("unknown element type 'q8'"));
   CHECK_THAT(ErrorOf("module {\n func {name = \"f\"} (%a: i32) {\n"
                      "  %b = add %a : i32\n }\n}"),
              Catch::Contains("'add' takes 2 operand(s), got 1"));
   CHECK_THAT(ErrorOf("module {\n func {name = \"f\"} {\n"
                      "  %b = const {value = 1, value = 2} : i32\n }\n}"),
              Catch::Contains("duplicate attribute 'value'"));
-  CHECK_THAT(ErrorOf("module {\n func {name = \"f\"} {\n"
-                     "  %b = const {value = 99999999999999999999} : i32\n }\n}"),
-             Catch::Contains("invalid integer literal"));
+  CHECK_THAT(
+      ErrorOf("module {\n func {name = \"f\"} {\n"
+              "  %b = const {value = 99999999999999999999} : i32\n }\n}"),
+      Catch::Contains("invalid integer literal"));
   CHECK_THAT(ErrorOf("module {\n func {name = \"f\"} {\n"
                      "  %b = const {value = 1} \n }\n}"),
              Catch::Contains("1 result name(s) but 0 result type(s)"));
   CHECK_THAT(ErrorOf("module {} module {}"),
              Catch::Contains("expected end of input"));
   // A value defined inside a region is not visible after it.
-  CHECK_THAT(ErrorOf("module {\n func {name = \"f\"} {\n  %c = const {value = true} : i1\n"
-                     "  if %c {\n   %x = const {value = 1} : i32\n  }\n"
-                     "  %y = neg %x : i32\n }\n}"),
-             Catch::Contains("use of undefined value '%x'"));
+  CHECK_THAT(
+      ErrorOf(
+          "module {\n func {name = \"f\"} {\n  %c = const {value = true} : i1\n"
+          "  if %c {\n   %x = const {value = 1} : i32\n  }\n"
+          "  %y = neg %x : i32\n }\n}"),
+      Catch::Contains("use of undefined value '%x'"));
 }
 
 TEST_CASE("parser survives garbage and truncation", "[ir]") {
@@ -300,7 +314,8 @@ TEST_CASE("parser survives garbage and truncation", "[ir]") {
     ParseResult R = parse(Bad);
     CHECK((R.Op != nullptr || !R.Errors.empty()));
   }
-  std::string Deep = "module {\n func {name = \"f\"} {\n  %c = const {value = true} : i1\n";
+  std::string Deep =
+      "module {\n func {name = \"f\"} {\n  %c = const {value = true} : i1\n";
   for (int I = 0; I != 300; ++I)
     Deep += "if %c {\n";
   CHECK_THAT(parse(Deep).Errors, Catch::Contains("nested too deeply"));
@@ -310,9 +325,9 @@ TEST_CASE("verifier rejects bad ops", "[ir]") {
   std::unique_ptr<Operation> M = createModuleOp();
   Builder B(M->getBody());
   Type A16 = Type::buffer(Scope::Shared, {128, 32}, DType::Float16);
-  Operation *F = B.createFunc("f", {"N"}, {"X"},
-                              {Type::buffer(Scope::Global, {Dim::symbol("N")},
-                                            DType::Float32)});
+  Operation *F = B.createFunc(
+      "f", {"N"}, {"X"},
+      {Type::buffer(Scope::Global, {Dim::symbol("N")}, DType::Float32)});
   B.setInsertionPointToEnd(F->getBody());
   CHECK(verifyErrors(*M).empty());
 
@@ -338,21 +353,28 @@ TEST_CASE("verifier rejects bad ops", "[ir]") {
   }
   SECTION("gemm shapes") {
     Value *A = B.createAlloc(A16);
-    Value *Bm = B.createAlloc(Type::buffer(Scope::Shared, {64, 128}, DType::Float16));
-    Value *C = B.createAlloc(Type::buffer(Scope::Fragment, {128, 128}, DType::Float32));
+    Value *Bm =
+        B.createAlloc(Type::buffer(Scope::Shared, {64, 128}, DType::Float16));
+    Value *C = B.createAlloc(
+        Type::buffer(Scope::Fragment, {128, 128}, DType::Float32));
     B.createGemm(A, Bm, C);
-    CHECK_THAT(verifyErrors(*M), Catch::Contains("'gemm' op shapes do not agree"));
+    CHECK_THAT(verifyErrors(*M),
+               Catch::Contains("'gemm' op shapes do not agree"));
   }
   SECTION("gemm with transpose_b is fine") {
     Value *A = B.createAlloc(A16);
-    Value *Bm = B.createAlloc(Type::buffer(Scope::Shared, {64, 32}, DType::Float16));
-    Value *C = B.createAlloc(Type::buffer(Scope::Fragment, {128, 64}, DType::Float32));
+    Value *Bm =
+        B.createAlloc(Type::buffer(Scope::Shared, {64, 32}, DType::Float16));
+    Value *C =
+        B.createAlloc(Type::buffer(Scope::Fragment, {128, 64}, DType::Float32));
     B.createGemm(A, Bm, C, false, true);
     CHECK(verifyErrors(*M).empty());
   }
   SECTION("reduce shape") {
-    Value *S = B.createAlloc(Type::buffer(Scope::Fragment, {128, 64}, DType::Float32));
-    Value *D = B.createAlloc(Type::buffer(Scope::Fragment, {64}, DType::Float32));
+    Value *S =
+        B.createAlloc(Type::buffer(Scope::Fragment, {128, 64}, DType::Float32));
+    Value *D =
+        B.createAlloc(Type::buffer(Scope::Fragment, {64}, DType::Float32));
     B.createReduce("max", S, D, 1);
     CHECK_THAT(verifyErrors(*M), Catch::Contains("expected [128]"));
   }
@@ -367,14 +389,18 @@ TEST_CASE("verifier rejects bad ops", "[ir]") {
                                "definition is not visible"));
   }
   SECTION("undeclared symbol") {
-    B.createAlloc(Type::buffer(Scope::Shared, {Dim::symbol("K")}, DType::Float16));
+    B.createAlloc(
+        Type::buffer(Scope::Shared, {Dim::symbol("K")}, DType::Float16));
     CHECK_THAT(verifyErrors(*M),
                Catch::Contains("uses symbol 'K' that the enclosing func"));
   }
   SECTION("kernel needs i32 grid and threads") {
     Value *G = B.createConstInt(4, DType::Int64);
-    B.create(OpKind::Kernel, {G}, {}, {}, {}, 1)->getBody().addArgument(Type::i32());
-    CHECK_THAT(verifyErrors(*M), Catch::Contains("'kernel' op grid extent #0 must be i32"));
+    B.create(OpKind::Kernel, {G}, {}, {}, {}, 1)
+        ->getBody()
+        .addArgument(Type::i32());
+    CHECK_THAT(verifyErrors(*M),
+               Catch::Contains("'kernel' op grid extent #0 must be i32"));
   }
   SECTION("break outside loop") {
     B.createBreak();
@@ -450,7 +476,9 @@ TEST_CASE("pass manager", "[ir]") {
   PM.addPass(std::make_unique<RenamePass>(/*Fail=*/true));
   PM.addPass(std::make_unique<RenamePass>());
   CHECK_FALSE(PM.run(*M, Ctx));
-  CHECK_THAT(DumpOS.str(), Catch::StartsWith("// -----// IR Dump After rename //----- //\nmodule {"));
+  CHECK_THAT(DumpOS.str(),
+             Catch::StartsWith(
+                 "// -----// IR Dump After rename //----- //\nmodule {"));
   CHECK_THAT(DumpOS.str(), Catch::Contains("name = \"renamed\""));
   CHECK_THAT(TimeOS.str(), Catch::Contains("rename"));
   CHECK_THAT(TimeOS.str(), Catch::Contains("fail"));
@@ -459,5 +487,6 @@ TEST_CASE("pass manager", "[ir]") {
   Breaking.addPass(std::make_unique<RenamePass>(false, /*Break=*/true));
   CHECK_FALSE(Breaking.run(*M, Ctx));
   CHECK_THAT(DiagOS.str(), Catch::Contains("requires attribute 'name'"));
-  CHECK_THAT(DiagOS.str(), Catch::Contains("pass 'rename' failed: the verifier"));
+  CHECK_THAT(DiagOS.str(),
+             Catch::Contains("pass 'rename' failed: the verifier"));
 }

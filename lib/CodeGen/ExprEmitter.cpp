@@ -11,6 +11,7 @@
 using namespace tilec;
 using namespace tilec::codegen;
 using namespace tilec::ir;
+using llvm::StringRef;
 
 //===----------------------------------------------------------------------===//
 // Helpers

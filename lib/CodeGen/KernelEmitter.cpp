@@ -14,6 +14,7 @@
 using namespace tilec;
 using namespace tilec::codegen;
 using namespace tilec::ir;
+using llvm::StringRef;
 
 std::string codegen::captureName(const FuncPlan &Plan, const Value *V) {
   for (size_t I = 0; I != Plan.ParamArgs.size(); ++I)
@@ -214,8 +215,11 @@ void KernelEmitter::emitOp(const Operation &Op) {
 
 /// shared: a typed pointer into tilec_smem at the planned offset; local: a
 /// register array (16-byte aligned when used by vcopy); var: a scalar.
+/// Unused buffers are not declared (and take no shared memory).
 void KernelEmitter::emitAlloc(const Operation &Op) {
   const Value *V = Op.getResult();
+  if (V->use_empty())
+    return;
   const Type &T = V->getType();
   std::string Elem = E.typeName(T.getDType(), Op);
   std::string Name = Names.get(V->getNameHint());

@@ -201,7 +201,7 @@ void planShared(KernelPlan &K) {
     if (!Op.is(OpKind::Alloc))
       return;
     const Type &T = Op.getResult()->getType();
-    if (T.getScope() != Scope::Shared)
+    if (T.getScope() != Scope::Shared || Op.getResult()->use_empty())
       return;
     int64_t Bytes = T.sizeInBytes().value_or(0);
     int64_t Offset = alignUp(K.SharedBytes, sharedAlignment(T));

@@ -8,7 +8,7 @@
 //     (buffers, scalar params, symbols, host-computed scalars) in parameter
 //     order, and the shared memory plan (one dynamic buffer, 16-byte
 //     aligned slots, 128-byte aligned for buffers with a dim of a multiple
-//     of 128 bytes);
+//     of 128 bytes; unused buffers get no slot);
 //   - per global buffer: whether kernels read it, write it, and the widest
 //     vector access (for launcher alignment checks and manifest roles).
 //

@@ -83,6 +83,7 @@ private:
 void LauncherEmitter::emitChecks() {
   for (const LauncherArg &A : Args) {
     if (A.K == LauncherArg::Kind::Buffer) {
+      E.bind(A.V, {A.Name, PrecPostfix});
       W.line(fmt::format("if ({} == NULL) {}", A.Name, InvalidArgument));
       auto It = Plan.Access.find(A.V);
       if (It != Plan.Access.end() && It->second.VectorBytes > 1)
@@ -184,6 +185,25 @@ std::string codegen::launcherPrototype(const FuncPlan &Plan) {
     Parts.push_back(A.CType + (A.CType.back() == '*' ? "" : " ") + A.Name);
   Parts.push_back(std::string(cudaDialect().StreamType) + " stream");
   return fmt::format("int {}({})", Plan.Name, fmt::join(Parts, ", "));
+}
+
+std::vector<std::string> codegen::gridExpressions(const FuncPlan &Plan,
+                                                  const KernelPlan &K,
+                                                  DiagnosticEngine &Diags) {
+  std::set<DType> UsedTypes;
+  ExprEmitter E(Diags, /*Device=*/false, UsedTypes);
+  for (const LauncherArg &A : launcherArgs(Plan))
+    E.bind(A.V, {A.Name, PrecPostfix});
+  for (const Operation &Op : Plan.Func->getBody()) {
+    if (&Op == K.Op)
+      break;
+    if (!Op.is(OpKind::Kernel))
+      E.bind(Op.getResult(), E.emit(Op));
+  }
+  std::vector<std::string> Grid(3, "1");
+  for (unsigned I = 0; I != K.Op->getNumOperands(); ++I)
+    Grid[I] = E.get(K.Op->getOperand(I)).Text;
+  return Grid;
 }
 
 bool codegen::emitLauncher(const FuncPlan &Plan, DiagnosticEngine &Diags,

@@ -38,6 +38,12 @@ std::vector<LauncherArg> launcherArgs(const FuncPlan &Plan);
 /// "int gemm(void *A, ..., cudaStream_t stream)".
 std::string launcherPrototype(const FuncPlan &Plan);
 
+/// The grid extents of \p K as C expressions over the symbol and scalar
+/// parameter names (for the manifest).
+std::vector<std::string> gridExpressions(const FuncPlan &Plan,
+                                         const KernelPlan &K,
+                                         DiagnosticEngine &Diags);
+
 /// Writes the launcher definition. Returns false after reporting errors.
 bool emitLauncher(const FuncPlan &Plan, DiagnosticEngine &Diags,
                   std::set<DType> &UsedTypes, CodeWriter &W);

@@ -42,8 +42,6 @@ Json paramJson(const FuncPlan &Plan, const LauncherArg &A, unsigned I) {
   return P;
 }
 
-/// The grid as C expressions over the symbols: the host values the
-/// launcher computes, spelled from the IR (see launchGridText).
 Json launchJson(const KernelPlan &K, const std::vector<std::string> &Grid) {
   Json L;
   L["entry"] = K.Entry;
@@ -53,7 +51,7 @@ Json launchJson(const KernelPlan &K, const std::vector<std::string> &Grid) {
   return L;
 }
 
-Json funcJson(const FuncPlan &Plan) {
+Json funcJson(const FuncPlan &Plan, DiagnosticEngine &Diags) {
   Json F;
   F["name"] = Plan.Name;
   F["launcher"] = Plan.Name;
@@ -64,7 +62,7 @@ Json funcJson(const FuncPlan &Plan) {
   F["symbols"] = Plan.Symbols;
   F["launches"] = Json::array();
   for (const KernelPlan &K : Plan.Kernels)
-    F["launches"].push_back(launchJson(K, gridExpressions(Plan, K)));
+    F["launches"].push_back(launchJson(K, gridExpressions(Plan, K, Diags)));
   F["assumes"] = Plan.Assumes;
   return F;
 }
@@ -72,13 +70,14 @@ Json funcJson(const FuncPlan &Plan) {
 } // namespace
 
 std::string codegen::emitManifest(const std::vector<FuncPlan> &Plans,
-                                  const CodeGenOptions &Opts) {
+                                  const CodeGenOptions &Opts,
+                                  DiagnosticEngine &Diags) {
   Json M;
   M["tilec_version"] = Opts.Version;
   M["target"] = Opts.Tgt.Name;
   M["source"] = Opts.SourceName;
   M["kernels"] = Json::array();
   for (const FuncPlan &Plan : Plans)
-    M["kernels"].push_back(funcJson(Plan));
+    M["kernels"].push_back(funcJson(Plan, Diags));
   return M.dump(2) + "\n";
 }

@@ -30,7 +30,7 @@ bool isReserved(llvm::StringRef Name) {
   // Leading double underscores and _Upper are reserved for the
   // implementation (__syncthreads, __half, ...).
   return Name.startswith("__") ||
-         (Name.size() > 1 && Name[0] == '_' && llvm::isUpper(Name[1]));
+         (Name.size() > 1 && Name[0] == '_' && Name[1] >= 'A' && Name[1] <= 'Z');
 }
 
 } // namespace

@@ -22,7 +22,7 @@ namespace codegen {
 std::string emitHeader(const std::vector<FuncPlan> &Plans,
                        const CodeGenOptions &Opts);
 std::string emitManifest(const std::vector<FuncPlan> &Plans,
-                         const CodeGenOptions &Opts);
+                         const CodeGenOptions &Opts, DiagnosticEngine &Diags);
 
 /// "float16[M, 1024]" for a buffer type.
 std::string shapeText(const ir::Type &T);

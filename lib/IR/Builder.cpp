@@ -55,13 +55,12 @@ Operation *Builder::createFunc(llvm::StringRef Name,
                                llvm::ArrayRef<Type> ParamTypes,
                                llvm::ArrayRef<int64_t> OutIdx) {
   assert(Params.size() == ParamTypes.size() && "one type per parameter");
-  Operation *Func =
-      create(OpKind::Func, {}, {}, {},
-             {{"name", Attribute::string(Name)},
-              {"symbols", Attribute::stringArray(Symbols)},
-              {"params", Attribute::stringArray(Params)},
-              {"out_idx", Attribute::intArray(OutIdx)}},
-             1);
+  Operation *Func = create(OpKind::Func, {}, {}, {},
+                           {{"name", Attribute::string(Name)},
+                            {"symbols", Attribute::stringArray(Symbols)},
+                            {"params", Attribute::stringArray(Params)},
+                            {"out_idx", Attribute::intArray(OutIdx)}},
+                           1);
   Block &Body = Func->getBody();
   for (const std::string &S : Symbols)
     Body.addArgument(Type::i32(), S);

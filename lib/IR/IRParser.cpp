@@ -43,9 +43,24 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 enum class TokKind {
-  Eof, Error, Ident, ValueId, Int, Float, String,
-  Equal, Comma, Colon, LParen, RParen, LBrace, RBrace, LSquare, RSquare,
-  Less, Greater
+  Eof,
+  Error,
+  Ident,
+  ValueId,
+  Int,
+  Float,
+  String,
+  Equal,
+  Comma,
+  Colon,
+  LParen,
+  RParen,
+  LBrace,
+  RBrace,
+  LSquare,
+  RSquare,
+  Less,
+  Greater
 };
 
 struct Token {
@@ -55,7 +70,9 @@ struct Token {
   bool AtLineStart = false;
 
   bool is(TokKind K) const { return Kind == K; }
-  bool isIdent(StringRef S) const { return Kind == TokKind::Ident && Text == S; }
+  bool isIdent(StringRef S) const {
+    return Kind == TokKind::Ident && Text == S;
+  }
   SMLoc loc() const { return SMLoc::getFromPointer(Text.data()); }
 };
 
@@ -122,18 +139,30 @@ Token Lexer::next() {
     return make(TokKind::Eof, Start);
   char C = *Cur++;
   switch (C) {
-  case '=': return make(TokKind::Equal, Start);
-  case ',': return make(TokKind::Comma, Start);
-  case ':': return make(TokKind::Colon, Start);
-  case '(': return make(TokKind::LParen, Start);
-  case ')': return make(TokKind::RParen, Start);
-  case '{': return make(TokKind::LBrace, Start);
-  case '}': return make(TokKind::RBrace, Start);
-  case '[': return make(TokKind::LSquare, Start);
-  case ']': return make(TokKind::RSquare, Start);
-  case '<': return make(TokKind::Less, Start);
-  case '>': return make(TokKind::Greater, Start);
-  case '"': return lexString(Start);
+  case '=':
+    return make(TokKind::Equal, Start);
+  case ',':
+    return make(TokKind::Comma, Start);
+  case ':':
+    return make(TokKind::Colon, Start);
+  case '(':
+    return make(TokKind::LParen, Start);
+  case ')':
+    return make(TokKind::RParen, Start);
+  case '{':
+    return make(TokKind::LBrace, Start);
+  case '}':
+    return make(TokKind::RBrace, Start);
+  case '[':
+    return make(TokKind::LSquare, Start);
+  case ']':
+    return make(TokKind::RSquare, Start);
+  case '<':
+    return make(TokKind::Less, Start);
+  case '>':
+    return make(TokKind::Greater, Start);
+  case '"':
+    return lexString(Start);
   case '%':
     while (Cur != End && isIdentChar(*Cur))
       ++Cur;
@@ -688,8 +717,7 @@ bool IRParser::checkCounts(const Operation &Op, SMLoc At) {
                "operand(s)") &&
          Check(fixedNumResults(Op.getKind()), Op.getNumResults(),
                "result(s)") &&
-         Check(fixedNumRegions(Op.getKind()), Op.getNumRegions(),
-               "region(s)");
+         Check(fixedNumRegions(Op.getKind()), Op.getNumRegions(), "region(s)");
 }
 
 bool IRParser::defineValue(const Token &Name, Value *V) {
@@ -725,8 +753,7 @@ std::unique_ptr<Operation> ir::parseIR(llvm::SourceMgr &SM, unsigned BufferID,
 
 std::optional<Type> ir::parseType(StringRef Text) {
   llvm::SourceMgr SM;
-  SM.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(Text),
-                        SMLoc());
+  SM.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(Text), SMLoc());
   DiagnosticEngine Diags(SM, &llvm::nulls());
   IRParser P(SM.getMemoryBuffer(1)->getBuffer(), Diags);
   Type Result;

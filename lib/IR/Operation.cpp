@@ -119,15 +119,17 @@ void Value::replaceAllUsesWith(Value *New) {
 // Operation
 //===----------------------------------------------------------------------===//
 
-std::unique_ptr<Operation>
-Operation::create(OpKind Kind, Location Loc, llvm::ArrayRef<Value *> Operands,
-                  llvm::ArrayRef<unsigned> Segments,
-                  llvm::ArrayRef<Type> ResultTypes,
-                  std::vector<NamedAttribute> Attrs, unsigned NumRegions) {
+std::unique_ptr<Operation> Operation::create(OpKind Kind, Location Loc,
+                                             llvm::ArrayRef<Value *> Operands,
+                                             llvm::ArrayRef<unsigned> Segments,
+                                             llvm::ArrayRef<Type> ResultTypes,
+                                             std::vector<NamedAttribute> Attrs,
+                                             unsigned NumRegions) {
   std::unique_ptr<Operation> Op(new Operation(Kind, std::move(Loc)));
   Op->setOperands(Operands, Segments);
   for (unsigned I = 0; I != ResultTypes.size(); ++I)
-    Op->Results.emplace_back(new Value(ResultTypes[I], "", Op.get(), nullptr, I));
+    Op->Results.emplace_back(
+        new Value(ResultTypes[I], "", Op.get(), nullptr, I));
   Op->Attrs = std::move(Attrs);
   for (unsigned I = 0; I != NumRegions; ++I)
     Op->addRegion();
@@ -186,9 +188,8 @@ llvm::ArrayRef<Value *> Operation::getGroup(unsigned G) const {
 }
 
 bool Operation::use_empty() const {
-  return llvm::all_of(Results, [](const std::unique_ptr<Value> &R) {
-    return R->use_empty();
-  });
+  return llvm::all_of(
+      Results, [](const std::unique_ptr<Value> &R) { return R->use_empty(); });
 }
 
 const Attribute *Operation::getAttr(llvm::StringRef Name) const {
@@ -209,8 +210,8 @@ void Operation::setAttr(llvm::StringRef Name, Attribute Value) {
 }
 
 bool Operation::removeAttr(llvm::StringRef Name) {
-  auto It = llvm::find_if(Attrs,
-                          [&](const NamedAttribute &A) { return A.Name == Name; });
+  auto It = llvm::find_if(
+      Attrs, [&](const NamedAttribute &A) { return A.Name == Name; });
   if (It == Attrs.end())
     return false;
   Attrs.erase(It);

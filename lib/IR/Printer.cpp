@@ -145,8 +145,7 @@ void IRPrinter::printLoc(const Location &Loc) {
   }
   if (Line == 0)
     return;
-  OS << " loc(" << Attribute::string(File) << ':' << Line << ':' << Col
-     << ')';
+  OS << " loc(" << Attribute::string(File) << ':' << Line << ':' << Col << ')';
 }
 
 void IRPrinter::print(const Operation &Op, unsigned Indent) {

@@ -34,10 +34,6 @@ std::string typesOf(llvm::ArrayRef<Value *> Values) {
   return join(Parts);
 }
 
-/// A dim of a shape for comparisons: equal when both static and equal, or
-/// both the same symbol.
-bool sameDim(const Dim &A, const Dim &B) { return A == B; }
-
 std::string shapeStr(llvm::ArrayRef<Dim> Dims) {
   std::vector<std::string> Parts;
   for (const Dim &D : Dims)
@@ -57,8 +53,7 @@ public:
 
 private:
   bool fail(const Operation &Op, const llvm::Twine &Msg) {
-    Diags.report(Op.getLoc(), diag::err_ir_verify) << Op.getName()
-                                                   << Msg.str();
+    Diags.report(Op.getLoc(), diag::err_ir_verify) << Op.getName() << Msg.str();
     Ok = false;
     return false;
   }
@@ -131,14 +126,15 @@ void Verifier::visit(const Operation &Op) {
   if (Op.is(OpKind::Func)) {
     SavedSymbols = std::move(Symbols);
     Symbols.clear();
-    if (auto Names = Op.getAttr("symbols") ? Op.getAttr("symbols")->getStringArray()
-                                            : std::nullopt)
+    if (auto Names = Op.getAttr("symbols")
+                         ? Op.getAttr("symbols")->getStringArray()
+                         : std::nullopt)
       for (const std::string &S : *Names)
         Symbols.insert(S);
   }
   for (unsigned I = 0; I != Op.getNumResults(); ++I)
-    Sound &= checkType(Op, Op.getResult(I)->getType(),
-                       "result #" + llvm::Twine(I));
+    Sound &=
+        checkType(Op, Op.getResult(I)->getType(), "result #" + llvm::Twine(I));
   if (Sound)
     checkOp(Op);
 
@@ -276,10 +272,9 @@ bool Verifier::checkExtent(const Operation &Op, StringRef Name,
     return false;
   const std::vector<Attribute> &Elems = Op.getAttr(Name)->getArray();
   if (Elems.size() != Buffer.rank())
-    return fail(Op, "attribute '" + Name + "' has " +
-                        llvm::Twine(Elems.size()) +
-                        " entries for a buffer of rank " +
-                        llvm::Twine(Buffer.rank()));
+    return fail(
+        Op, "attribute '" + Name + "' has " + llvm::Twine(Elems.size()) +
+                " entries for a buffer of rank " + llvm::Twine(Buffer.rank()));
   for (const Attribute &E : Elems) {
     bool Good = (E.isInt() && (E.getInt() > 0 || E.getInt() == -1)) ||
                 (E.isString() && Symbols.count(E.getString()));
@@ -318,36 +313,64 @@ bool Verifier::checkOp(const Operation &Op) {
   if (isUnaryOp(Op.getKind()))
     return checkUnary(Op);
   switch (Op.getKind()) {
-  case OpKind::Module: return checkModule(Op);
-  case OpKind::Func: return checkFunc(Op);
-  case OpKind::Kernel: return checkKernel(Op);
-  case OpKind::Const: return checkConst(Op);
-  case OpKind::Cmp: return checkCmp(Op);
-  case OpKind::Select: return checkSelect(Op);
-  case OpKind::Cast: return checkCast(Op);
-  case OpKind::Math: return checkMath(Op);
-  case OpKind::ThreadId: return checkThreadId(Op);
-  case OpKind::Alloc: return checkAlloc(Op);
+  case OpKind::Module:
+    return checkModule(Op);
+  case OpKind::Func:
+    return checkFunc(Op);
+  case OpKind::Kernel:
+    return checkKernel(Op);
+  case OpKind::Const:
+    return checkConst(Op);
+  case OpKind::Cmp:
+    return checkCmp(Op);
+  case OpKind::Select:
+    return checkSelect(Op);
+  case OpKind::Cast:
+    return checkCast(Op);
+  case OpKind::Math:
+    return checkMath(Op);
+  case OpKind::ThreadId:
+    return checkThreadId(Op);
+  case OpKind::Alloc:
+    return checkAlloc(Op);
   case OpKind::Load:
-  case OpKind::Store: return checkLoadStore(Op);
-  case OpKind::Copy: return checkCopy(Op);
-  case OpKind::Fill: return checkFill(Op);
-  case OpKind::Gemm: return checkGemm(Op);
-  case OpKind::Reduce: return checkReduce(Op);
-  case OpKind::Cumsum: return checkCumsum(Op);
-  case OpKind::Atomic: return checkAtomic(Op);
-  case OpKind::UseSwizzle: return checkUseSwizzle(Op);
-  case OpKind::AnnotateLayout: return checkAnnotateLayout(Op);
-  case OpKind::For: return checkFor(Op);
-  case OpKind::Parallel: return checkParallel(Op);
-  case OpKind::If: return checkIf(Op);
-  case OpKind::While: return checkWhile(Op);
-  case OpKind::Condition: return checkCondition(Op);
+  case OpKind::Store:
+    return checkLoadStore(Op);
+  case OpKind::Copy:
+    return checkCopy(Op);
+  case OpKind::Fill:
+    return checkFill(Op);
+  case OpKind::Gemm:
+    return checkGemm(Op);
+  case OpKind::Reduce:
+    return checkReduce(Op);
+  case OpKind::Cumsum:
+    return checkCumsum(Op);
+  case OpKind::Atomic:
+    return checkAtomic(Op);
+  case OpKind::UseSwizzle:
+    return checkUseSwizzle(Op);
+  case OpKind::AnnotateLayout:
+    return checkAnnotateLayout(Op);
+  case OpKind::For:
+    return checkFor(Op);
+  case OpKind::Parallel:
+    return checkParallel(Op);
+  case OpKind::If:
+    return checkIf(Op);
+  case OpKind::While:
+    return checkWhile(Op);
+  case OpKind::Condition:
+    return checkCondition(Op);
   case OpKind::Break:
-  case OpKind::Continue: return checkLoopExit(Op);
-  case OpKind::Barrier: return checkBarrier(Op);
-  case OpKind::Shfl: return checkShfl(Op);
-  case OpKind::VCopy: return checkVCopy(Op);
+  case OpKind::Continue:
+    return checkLoopExit(Op);
+  case OpKind::Barrier:
+    return checkBarrier(Op);
+  case OpKind::Shfl:
+    return checkShfl(Op);
+  case OpKind::VCopy:
+    return checkVCopy(Op);
   default:
     return true;
   }
@@ -478,8 +501,8 @@ bool Verifier::checkUnary(const Operation &Op) {
 
 bool Verifier::checkCmp(const Operation &Op) {
   if (!Op.getResult()->getType().isBool())
-    return fail(Op, "result must be i1, got " +
-                        Op.getResult()->getType().str());
+    return fail(Op,
+                "result must be i1, got " + Op.getResult()->getType().str());
   const Type &A = Op.getOperand(0)->getType();
   if (!A.isScalar() || Op.getOperand(1)->getType() != A)
     return fail(Op, "operands must be scalars of one type, got " +
@@ -495,8 +518,8 @@ bool Verifier::checkSelect(const Operation &Op) {
   const Type &T = Op.getResult()->getType();
   if (!T.isScalar() || Op.getOperand(1)->getType() != T ||
       Op.getOperand(2)->getType() != T)
-    return fail(Op, "both choices must have the scalar result type " +
-                        T.str() + ", got " + typesOf(Op.getOperands()));
+    return fail(Op, "both choices must have the scalar result type " + T.str() +
+                        ", got " + typesOf(Op.getOperands()));
   return true;
 }
 
@@ -516,13 +539,12 @@ bool Verifier::checkMath(const Operation &Op) {
     return fail(Op, "unknown function '" + Fn + "'");
   if (Op.getNumOperands() != *Arity)
     return fail(Op, "function '" + Fn + "' takes " + llvm::Twine(*Arity) +
-                        " operand(s), got " +
-                        llvm::Twine(Op.getNumOperands()));
+                        " operand(s), got " + llvm::Twine(Op.getNumOperands()));
   const Type &T = Op.getResult()->getType();
   for (Value *V : Op.getOperands())
     if (!T.isScalar() || V->getType() != T)
-      return fail(Op, "operands must have the scalar result type " +
-                          T.str() + ", got " + typesOf(Op.getOperands()));
+      return fail(Op, "operands must have the scalar result type " + T.str() +
+                          ", got " + typesOf(Op.getOperands()));
   return true;
 }
 
@@ -596,8 +618,7 @@ bool Verifier::checkGemm(const Operation &Op) {
   for (StringRef Flag : {"transpose_a", "transpose_b", "clear_accum"})
     if (Op.getAttr(Flag) && !Op.getBoolAttr(Flag))
       return fail(Op, "attribute '" + Flag + "' must be a bool");
-  if (!checkStringChoice(Op, "policy", {"Square", "FullRow", "FullCol"},
-                         false))
+  if (!checkStringChoice(Op, "policy", {"Square", "FullRow", "FullCol"}, false))
     return false;
   if (Op.getAttr("k_pack") && Op.getIntAttr("k_pack").value_or(0) <= 0)
     return fail(Op, "attribute 'k_pack' must be a positive integer");
@@ -608,7 +629,7 @@ bool Verifier::checkGemm(const Operation &Op) {
   bool TB = Op.getBoolAttr("transpose_b").value_or(false);
   const Dim &M = A[TA ? 1 : 0], &KA = A[TA ? 0 : 1];
   const Dim &KB = B[TB ? 1 : 0], &N = B[TB ? 0 : 1];
-  if (!sameDim(KA, KB) || !sameDim(M, C[0]) || !sameDim(N, C[1]))
+  if (KA != KB || M != C[0] || N != C[1])
     return fail(Op, "shapes do not agree: A " + shapeStr(A) + ", B " +
                         shapeStr(B) + ", C " + shapeStr(C) +
                         " (transpose_a = " + (TA ? "true" : "false") +
@@ -621,8 +642,8 @@ bool Verifier::checkReduce(const Operation &Op) {
   const Type &Src = Op.getOperand(0)->getType();
   const Type &Dst = Op.getOperand(1)->getType();
   if (!Src.isBuffer() || !Dst.isBuffer())
-    return fail(Op, "operands must be buffers, got " +
-                        typesOf(Op.getOperands()));
+    return fail(Op,
+                "operands must be buffers, got " + typesOf(Op.getOperands()));
   if (!checkStringChoice(Op, "kind", {"max", "min", "sum", "abssum", "absmax"},
                          true))
     return false;
@@ -764,8 +785,8 @@ bool Verifier::checkCondition(const Operation &Op) {
   if (!InCondRegion)
     return fail(Op, "must be the last op of a 'while' condition region");
   if (!Op.getOperand(0)->getType().isBool())
-    return fail(Op, "operand must be i1, got " +
-                        Op.getOperand(0)->getType().str());
+    return fail(Op,
+                "operand must be i1, got " + Op.getOperand(0)->getType().str());
   return true;
 }
 
@@ -773,8 +794,7 @@ bool Verifier::checkLoopExit(const Operation &Op) {
   for (const Operation *P = Op.getParentOp(); P; P = P->getParentOp()) {
     if (P->is(OpKind::For) || P->is(OpKind::While))
       return true;
-    if (P->is(OpKind::Parallel) || P->is(OpKind::Kernel) ||
-        P->is(OpKind::Func))
+    if (P->is(OpKind::Parallel) || P->is(OpKind::Kernel) || P->is(OpKind::Func))
       break;
   }
   return fail(Op, "must be inside a 'for' or 'while' loop");
@@ -793,8 +813,8 @@ bool Verifier::checkShfl(const Operation &Op) {
     return fail(Op, "value must be a non-i1 scalar of the result type " +
                         T.str() + ", got " + typesOf(Op.getOperands()));
   if (!Op.getOperand(1)->getType().isI32())
-    return fail(Op, "lane must be i32, got " +
-                        Op.getOperand(1)->getType().str());
+    return fail(Op,
+                "lane must be i32, got " + Op.getOperand(1)->getType().str());
   int64_t Width = Op.getIntAttr("width").value_or(32);
   if (Width < 1 || Width > 32 || (Width & (Width - 1)) != 0)
     return fail(Op, "attribute 'width' must be a power of 2 up to 32");

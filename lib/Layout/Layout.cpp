@@ -119,8 +119,8 @@ std::optional<Indices> Layout::forward(llvm::ArrayRef<int64_t> Idx) const {
 }
 
 llvm::SmallVector<IndexExpr, 4>
-Layout::forward(llvm::ArrayRef<IndexExpr> Idx,
-                const VarExtents &Extents) const {
+Layout::forwardExprs(llvm::ArrayRef<IndexExpr> Idx,
+                     const VarExtents &Extents) const {
   assert(Idx.size() == InputShape.size() && "forward: rank mismatch");
   VarMap Map;
   for (unsigned D = 0; D < Idx.size(); ++D)

@@ -411,6 +411,9 @@ private:
     int64_t G = gcdOfForm(R);
     if (G > 1 && C % G == 0)
       return simplifyDiv(buildLinear(divideForm(R, G)), C / G);
+    // (h*d + l) // C -> h // (C/d) when d divides C and 0 <= l < d.
+    if (auto Split = splitBelow(R, C))
+      return simplifyDiv(buildLinear(Split->High), C / Split->D);
     auto B = computeBounds(A, Extents);
     if (B && floorDivInt(B->Min, C) == floorDivInt(B->Max, C))
       return floorDivInt(B->Min, C);
@@ -444,7 +447,42 @@ private:
     }
     if (Changed)
       return simplifyMod(buildLinear(std::move(R)), C);
+    // (h*d + l) % C -> (h % (C/d)) * d + l when d divides C, 0 <= l < d.
+    if (auto Split = splitBelow(R, C)) {
+      LinearForm Out = Split->Low;
+      addSimplified(Out, simplifyMod(buildLinear(Split->High), C / Split->D),
+                    Split->D);
+      return finish(std::move(Out));
+    }
     return modByBounds(A, LF, C);
+  }
+
+  struct DigitSplit {
+    int64_t D;
+    LinearForm High; ///< the terms divisible by D, divided by D
+    LinearForm Low;  ///< the rest, proven to lie in [0, D)
+  };
+
+  /// Finds the largest coefficient D (1 < D < C, D | C) such that the
+  /// terms of R not divisible by D lie in [0, D).
+  std::optional<DigitSplit> splitBelow(const LinearForm &R, int64_t C) {
+    llvm::SmallVector<int64_t, 4> Candidates;
+    for (const Term &T : R.Terms)
+      if (T.Coeff > 1 && T.Coeff < C && C % T.Coeff == 0)
+        Candidates.push_back(T.Coeff);
+    llvm::sort(Candidates, std::greater<int64_t>());
+    for (int64_t D : Candidates) {
+      DigitSplit S{D, {}, {}};
+      for (const Term &T : R.Terms)
+        (T.Coeff % D == 0 ? S.High : S.Low).Terms.push_back(T);
+      S.High = divideForm(S.High, D);
+      S.High.Constant = floorDivInt(R.Constant, D);
+      S.Low.Constant = floorModInt(R.Constant, D);
+      auto B = computeBounds(buildLinear(S.Low), Extents);
+      if (B && B->Min >= 0 && B->Max < D)
+        return S;
+    }
+    return std::nullopt;
   }
 
   IndexExpr modByBounds(const IndexExpr &A, LinearForm LF, int64_t C) {
@@ -486,11 +524,11 @@ private:
   IndexExpr simplifyMinMax(Kind K, const IndexExpr &L, const IndexExpr &R) {
     if (structurallyEqual(L, R))
       return L;
-    auto LB = computeBounds(L, Extents), RB = computeBounds(R, Extents);
-    if (LB && RB) {
-      bool LeftSmaller = LB->Max <= RB->Min, RightSmaller = RB->Max <= LB->Min;
-      if (LeftSmaller || RightSmaller)
-        return (K == Kind::Min) == LeftSmaller ? L : R;
+    // Decide by the sign of R - L, which cancels shared terms.
+    auto DB = computeBounds(simplifyLinear(R - L), Extents);
+    if (DB && (DB->Min >= 0 || DB->Max <= 0)) {
+      bool LeftSmaller = DB->Min >= 0;
+      return (K == Kind::Min) == LeftSmaller ? L : R;
     }
     return ordered(K, L, R);
   }

@@ -99,9 +99,7 @@ bool isStringPrefix(StringRef S) {
          L == "rb" || L == "fr" || L == "rf";
 }
 
-char closerOf(char Open) {
-  return Open == '(' ? ')' : Open == '[' ? ']' : '}';
-}
+char closerOf(char Open) { return Open == '(' ? ')' : Open == '[' ? ']' : '}'; }
 
 tok::Kind closerKind(char Close) {
   return Close == ')' ? tok::RPar : Close == ']' ? tok::RSqb : tok::RBrace;
@@ -364,8 +362,7 @@ void Lexer::lexNumber() {
     return Any;
   };
 
-  if (*Cur == '0' && Cur + 1 < End && Cur[1] &&
-      strchr("xXoObB", Cur[1])) {
+  if (*Cur == '0' && Cur + 1 < End && Cur[1] && strchr("xXoObB", Cur[1])) {
     char B = llvm::toLower(Cur[1]);
     unsigned Base = B == 'x' ? 16 : B == 'o' ? 8 : 2;
     Cur += 2;
@@ -449,8 +446,7 @@ void Lexer::lexString(const char *Start, StringRef Prefix) {
     report(Start, diag::err_lex_unterminated_string);
     if (Cur == End && !SwallowedFrom)
       SwallowedFrom = Start;
-  }
-  else if (P.find('f') != std::string::npos)
+  } else if (P.find('f') != std::string::npos)
     report(Start, Cur, diag::err_python_feature) << "f-string";
 }
 
@@ -569,7 +565,7 @@ struct PunctSpelling {
 const PunctSpelling Puncts[] = {
 #define TILEC_TOK(K, N)
 #define TILEC_PUNCT(K, N, S) {S, tok::K},
-#define TILEC_KEYWORD(S)
+#define TILEC_KEYWORD(K, S)
     TILEC_TOKENS(TILEC_TOK, TILEC_PUNCT, TILEC_KEYWORD)
 #undef TILEC_TOK
 #undef TILEC_PUNCT

@@ -170,8 +170,7 @@ ExprPtr Parser::parseExprList() {
 ExprPtr Parser::rejectLoneStar(ExprPtr E) {
   if (!E || !llvm::isa<StarredExpr>(*E))
     return E;
-  Diags.report(rangeOf(*E), diag::err_unexpected_token)
-      << "starred expression";
+  Diags.report(rangeOf(*E), diag::err_unexpected_token) << "starred expression";
   return nullptr;
 }
 
@@ -225,8 +224,7 @@ ExprPtr Parser::parseLambda() {
   ExprPtr Body = parseTest();
   if (!Body)
     return nullptr;
-  return make<LambdaExpr>(rangeFrom(Start), std::move(Params),
-                          std::move(Body));
+  return make<LambdaExpr>(rangeFrom(Start), std::move(Params), std::move(Body));
 }
 
 // or_test  -> and_test ('or' and_test)*
@@ -260,8 +258,7 @@ ExprPtr Parser::parseAndTest() {
       return nullptr;
     Values.push_back(std::move(E));
   }
-  return make<BoolOpExpr>(rangeFrom(Start), BoolOpKind::And,
-                          std::move(Values));
+  return make<BoolOpExpr>(rangeFrom(Start), BoolOpKind::And, std::move(Values));
 }
 
 // not_test -> 'not' not_test | comparison
@@ -328,8 +325,8 @@ ExprPtr Parser::parseBinary(unsigned MinPrec) {
     ExprPtr RHS = parseBinary(Prec + 1);
     if (!RHS)
       return nullptr;
-    LHS = make<BinaryExpr>(rangeFrom(Start), Op, std::move(LHS),
-                           std::move(RHS), OpLoc);
+    LHS = make<BinaryExpr>(rangeFrom(Start), Op, std::move(LHS), std::move(RHS),
+                           OpLoc);
   }
   return LHS;
 }
@@ -359,6 +356,9 @@ ExprPtr Parser::parsePower() {
   ExprPtr Base = parsePrimary();
   if (!Base || !at(tok::DoubleStar))
     return Base;
+  NestingGuard G(*this);
+  if (!G)
+    return nullptr;
   SMLoc OpLoc = consume().getLoc();
   ExprPtr Exp = parseFactor();
   if (!Exp)
@@ -501,8 +501,7 @@ ExprPtr Parser::parseSubscriptItem() {
   ExprPtr Upper, Step;
   if (startsExpression(tok()) && !(Upper = parseTest()))
     return nullptr;
-  if (consumeIf(tok::Colon) && startsExpression(tok()) &&
-      !(Step = parseTest()))
+  if (consumeIf(tok::Colon) && startsExpression(tok()) && !(Step = parseTest()))
     return nullptr;
   return make<SliceExpr>(rangeFrom(Start), std::move(Lower), std::move(Upper),
                          std::move(Step));
@@ -547,8 +546,8 @@ ExprPtr Parser::parseAtom() {
 
 // testlist_comp -> (test|star_expr) (',' (test|star_expr))* [',']
 // Parses the elements and the closing bracket.
-bool Parser::parseSequence(ExprList &Elts, const Token &Open,
-                           tok::Kind Closer, bool &SawComma) {
+bool Parser::parseSequence(ExprList &Elts, const Token &Open, tok::Kind Closer,
+                           bool &SawComma) {
   while (!at(Closer)) {
     ExprPtr E = parseTestOrStar();
     if (!E)

@@ -202,8 +202,8 @@ void Parser::rejectCompound(llvm::StringRef Feature) {
   Diags.report(tok().getRange(), diag::err_python_feature) << Feature;
   bool IsTry = at(tok::kw_try);
   skipLine();
-  while (IsTry && (at(tok::kw_except) || at(tok::kw_else) ||
-                   at(tok::kw_finally)))
+  while (IsTry &&
+         (at(tok::kw_except) || at(tok::kw_else) || at(tok::kw_finally)))
     skipLine();
 }
 
@@ -454,8 +454,11 @@ StmtPtr Parser::parseIf() {
   ChainGuard Chain(*this);
   do {
     bool IsElif = at(tok::kw_elif);
-    if (IsElif && !Chain.add())
-      return failCompound();
+    if (IsElif && !Chain.add()) {
+      while (at(tok::kw_elif) || at(tok::kw_else))
+        skipLine();
+      return nullptr;
+    }
     Clause C;
     C.Start = consume().getLoc();
     C.Cond = parseTest();
@@ -473,10 +476,9 @@ StmtPtr Parser::parseIf() {
     return nullptr;
   SMLoc End = PrevEnd;
   for (size_t I = Clauses.size(); I-- > 0;) {
-    auto If = std::make_unique<IfStmt>(SMRange(Clauses[I].Start, End),
-                                       std::move(Clauses[I].Cond),
-                                       std::move(Clauses[I].Body),
-                                       std::move(Else));
+    auto If = std::make_unique<IfStmt>(
+        SMRange(Clauses[I].Start, End), std::move(Clauses[I].Cond),
+        std::move(Clauses[I].Body), std::move(Else));
     If->IsElif = I > 0;
     Else.clear();
     Else.push_back(std::move(If));
@@ -592,10 +594,9 @@ StmtPtr Parser::parseFunctionDef(ExprList Decorators) {
     return failCompound();
   StmtList Body;
   parseBlock("function definition", Body);
-  return make<FunctionDefStmt>(rangeFrom(Start), Name.Text.str(),
-                               Name.getRange(), std::move(Params),
-                               std::move(Decorators), std::move(Returns),
-                               std::move(Body));
+  return make<FunctionDefStmt>(
+      rangeFrom(Start), Name.Text.str(), Name.getRange(), std::move(Params),
+      std::move(Decorators), std::move(Returns), std::move(Body));
 }
 
 // params -> [param (',' param)* [',']] Closer
@@ -607,8 +608,8 @@ bool Parser::parseParams(std::vector<Param> &Params, tok::Kind Closer,
     if (!consumeIf(tok::Comma))
       break;
   }
-  bool Closed = Open ? expectCloser(Closer, *Open, "',' or ')'")
-                     : expect(Closer);
+  bool Closed =
+      Open ? expectCloser(Closer, *Open, "',' or ')'") : expect(Closer);
   if (Closed)
     checkParams(Params);
   return Closed;

@@ -10,8 +10,7 @@
 using namespace tilec;
 using namespace tilec::ast;
 
-std::unique_ptr<Module> tilec::parseFile(llvm::SourceMgr &SM,
-                                         unsigned BufferID,
+std::unique_ptr<Module> tilec::parseFile(llvm::SourceMgr &SM, unsigned BufferID,
                                          DiagnosticEngine &Diags) {
   Lexer Lex(SM, BufferID, Diags);
   Parser P(Lex, Diags);
@@ -53,8 +52,8 @@ const Token &Parser::peek(unsigned N) const {
 
 const Token &Parser::consume() {
   const Token &T = Toks[Pos];
-  if (T.isNot(tok::Newline) && T.isNot(tok::Indent) &&
-      T.isNot(tok::Dedent) && T.isNot(tok::Eof))
+  if (T.isNot(tok::Newline) && T.isNot(tok::Indent) && T.isNot(tok::Dedent) &&
+      T.isNot(tok::Eof))
     PrevEnd = T.getEndLoc();
   if (Pos + 1 < Toks.size())
     ++Pos;

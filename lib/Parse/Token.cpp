@@ -15,7 +15,7 @@ struct KindInfo {
 
 #define TILEC_TOK(K, N) {N, nullptr},
 #define TILEC_PUNCT(K, N, S) {N, "'" S "'"},
-#define TILEC_KEYWORD(S) {nullptr, "'" #S "'"},
+#define TILEC_KEYWORD(K, S) {nullptr, "'" S "'"},
 const KindInfo Infos[] = {TILEC_TOKENS(TILEC_TOK, TILEC_PUNCT, TILEC_KEYWORD)};
 #undef TILEC_TOK
 #undef TILEC_PUNCT
@@ -24,7 +24,7 @@ const KindInfo Infos[] = {TILEC_TOKENS(TILEC_TOK, TILEC_PUNCT, TILEC_KEYWORD)};
 // Keywords dump as their upper-cased spelling: DEF, IF, TRUE.
 #define TILEC_TOK(K, N)
 #define TILEC_PUNCT(K, N, S)
-#define TILEC_KEYWORD(S) #S,
+#define TILEC_KEYWORD(K, S) S,
 const char *const KeywordSpellings[] = {
     TILEC_TOKENS(TILEC_TOK, TILEC_PUNCT, TILEC_KEYWORD)};
 #undef TILEC_TOK
@@ -76,7 +76,7 @@ tok::Kind tok::keywordKind(llvm::StringRef Word) {
   return llvm::StringSwitch<Kind>(Word)
 #define TILEC_TOK(K, N)
 #define TILEC_PUNCT(K, N, S)
-#define TILEC_KEYWORD(S) .Case(#S, kw_##S)
+#define TILEC_KEYWORD(K, S) .Case(S, K)
       TILEC_TOKENS(TILEC_TOK, TILEC_PUNCT, TILEC_KEYWORD)
 #undef TILEC_TOK
 #undef TILEC_PUNCT

@@ -203,6 +203,15 @@ static bool isRuntimeLike(const Value &V) {
          (V.getAs<BufferObj>() && V.getAs<BufferObj>()->isVar());
 }
 
+/// A whole (non-var) buffer used as a scalar operand: reports it.
+static bool isWholeBuffer(Interp &I, const Value &V, llvm::SMRange R) {
+  auto *Buf = V.getAs<BufferObj>();
+  if (!Buf || Buf->isVar())
+    return false;
+  I.error(R, diag::err_not_a_scalar) << "'" + Buf->Name + "'";
+  return true;
+}
+
 ir::Value *Interp::constant(const Value &V, DType T) {
   if (T == DType::Bool)
     return B.createConstBool(V.getNumber() != 0);
@@ -242,10 +251,10 @@ ir::Value *Interp::toRuntime(const Value &V, llvm::SMRange R) {
     return V.getRuntime();
   if (V.isPoison())
     return nullptr;
-  if (!hasIR() && Eager)
-    sealEagerSignature(R);
   if (!hasIR()) {
-    if (!Aborting)
+    if (auto *S = V.getAs<SymbolObj>())
+      error(R, diag::err_symbol_needs_value) << S->Name;
+    else if (!Aborting)
       reportNotCompileTime(V, R, "this expression");
     return nullptr;
   }
@@ -439,6 +448,8 @@ Value Interp::binary(BinaryOp Op, const Value &L, const Value &R,
     return Value::poison();
   if (L.getAs<OpaqueObj>() || R.getAs<OpaqueObj>())
     return Value::object(std::make_shared<OpaqueObj>(exprText(Whole)));
+  if (isWholeBuffer(*this, L, LR) || isWholeBuffer(*this, R, RR))
+    return Value::poison();
   if (L.isIntLike() && R.isIntLike())
     return IntFolder{*this, Whole, RR}.fold(Op, L.getInt(), R.getInt(),
                                             L.isBool() && R.isBool());
@@ -544,9 +555,12 @@ Value Interp::compare(CompareOp Op, const Value &L, const Value &R,
     return Value::poison();
   if (L.getAs<OpaqueObj>() || R.getAs<OpaqueObj>())
     return Value::object(std::make_shared<OpaqueObj>(exprText(Whole)));
-  bool Runtime = isRuntimeLike(L) || isRuntimeLike(R);
   bool Ordered = Op != CompareOp::Is && Op != CompareOp::IsNot &&
                  Op != CompareOp::In && Op != CompareOp::NotIn;
+  if (Ordered &&
+      (isWholeBuffer(*this, L, LR) || isWholeBuffer(*this, R, RR)))
+    return Value::poison();
+  bool Runtime = isRuntimeLike(L) || isRuntimeLike(R);
   if (Runtime && Ordered && (isRuntimeLike(L) || L.isNumber()) &&
       (isRuntimeLike(R) || R.isNumber())) {
     auto P = promote(L, R, LR, RR);
@@ -608,6 +622,8 @@ Value Interp::unary(UnaryOp Op, const Value &V, llvm::SMRange R,
     return V;
   if (V.getAs<OpaqueObj>())
     return Value::object(std::make_shared<OpaqueObj>(exprText(Whole)));
+  if (Op != UnaryOp::Not && isWholeBuffer(*this, V, R))
+    return Value::poison();
   if (!isRuntimeLike(V))
     return foldUnary(*this, Op, V, R, Whole);
   ir::Value *X = toRuntime(V, R);

@@ -248,12 +248,12 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
       "warp_reduce_sum", "warp_reduce_max", "warp_reduce_min", "atomic_addx2",
       "atomic_addx4", "atomic_or", "atomic_load", "atomic_store", "shfl_sync",
       "shfl_xor", "shfl_up", "shfl_down", "get_thread_extent",
-      "get_block_binding", "annotate_safe_value", "annotate_l2_hit_ratio",
-      "no_set_max_nreg", "set_max_nreg", "ws", "loop_break", "any_of",
+      "get_block_binding", "annotate_safe_value",
+      "ws", "loop_break", "any_of",
       "all_of", "dp4a", "call_intrin", "ptx_cp_async", "fence_proxy_async",
       "reducer_init", "finalize_reducer", "get_lane_idx", "get_warp_idx",
       "ldg32", "ldg64", "ldg128", "stg32", "stg64", "stg128",
-      "annotate_min_blocks_per_sm", "ieee_add", "ieee_mul", "fast_rcp",
+      "ieee_add", "ieee_mul", "fast_rcp",
       "__exp", "__log", "__log2", "__sin", "__cos", "tvm_thread_allreduce",
       "address_of", "access_ptr", "ptr", "handle", "float16x2", "float32x4"};
   for (const char *N : Names)

@@ -279,7 +279,6 @@ Value Interp::lookupName(llvm::StringRef Name, llvm::SMRange R) {
   if (Value *V = scope().lookup(Name)) {
     if (auto *S = V->getAs<StaleObj>()) {
       error(R, diag::err_use_after_runtime_if) << Name;
-      Diags.report(S->Assigned, diag::note_assigned_here) << Name;
       return Value::poison();
     }
     return *V;
@@ -970,7 +969,8 @@ std::optional<DType> Interp::dtypeOf(const Value &V, llvm::SMRange R,
 
 static std::optional<ir::Dim> dimOf(Interp &I, const Value &V, llvm::SMRange R,
                                     llvm::StringRef What, unsigned Index,
-                                    bool AllowSymbols) {
+                                    bool AllowSymbols,
+                                    llvm::StringRef ScopeName) {
   if (V.isIntLike()) {
     if (V.getInt() <= 0) {
       I.error(R, diag::err_non_positive_extent)
@@ -983,11 +983,11 @@ static std::optional<ir::Dim> dimOf(Interp &I, const Value &V, llvm::SMRange R,
   if (auto *S = V.getAs<SymbolObj>()) {
     if (AllowSymbols)
       return ir::Dim::symbol(S->Name);
-    I.error(R, diag::err_runtime_shape) << What;
+    I.error(R, diag::err_runtime_shape) << ScopeName;
     return std::nullopt;
   }
   if (V.isRuntime() || V.getAs<BufferRefObj>()) {
-    I.reportNotCompileTime(V, R, "the shape of " + What.str());
+    I.error(R, diag::err_runtime_shape) << ScopeName;
     return std::nullopt;
   }
   if (V.isPoison())
@@ -1002,10 +1002,10 @@ static std::optional<ir::Dim> dimOf(Interp &I, const Value &V, llvm::SMRange R,
 
 std::optional<std::vector<ir::Dim>>
 Interp::shapeOf(const Value &V, llvm::SMRange R, llvm::StringRef What,
-                bool AllowSymbols) {
+                bool AllowSymbols, llvm::StringRef ScopeName) {
   std::vector<ir::Dim> Dims;
   if (!V.isSequence()) {
-    auto D = dimOf(*this, V, R, What, 0, AllowSymbols);
+    auto D = dimOf(*this, V, R, What, 0, AllowSymbols, ScopeName);
     if (!D)
       return std::nullopt;
     Dims.push_back(*D);
@@ -1017,7 +1017,7 @@ Interp::shapeOf(const Value &V, llvm::SMRange R, llvm::StringRef What,
   }
   bool OK = true;
   for (size_t K = 0; K < V.elts().size(); ++K) {
-    auto D = dimOf(*this, V.elts()[K], R, What, K, AllowSymbols);
+    auto D = dimOf(*this, V.elts()[K], R, What, K, AllowSymbols, ScopeName);
     OK &= D.has_value();
     if (D)
       Dims.push_back(*D);

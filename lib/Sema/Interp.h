@@ -86,6 +86,9 @@ struct Frame {
   Value ReturnValue;
   std::vector<LoopInfo> Loops;
   std::vector<RegionLog> Regions;
+  /// Variables of the runtime loops being emitted (they cannot be
+  /// assigned).
+  std::vector<std::string> LoopVars;
   /// The body of the prim_func being built.
   bool IsKernelBody = false;
 };
@@ -166,9 +169,11 @@ public:
   std::optional<DType> dtypeOf(const Value &V, llvm::SMRange R,
                                llvm::StringRef What);
   /// A shape: an int or a sequence of ints and symbols (when allowed).
+  /// ScopeName names the memory scope in err_runtime_shape.
   std::optional<std::vector<ir::Dim>> shapeOf(const Value &V, llvm::SMRange R,
                                               llvm::StringRef What,
-                                              bool AllowSymbols);
+                                              bool AllowSymbols,
+                                              llvm::StringRef ScopeName);
   /// Reports that V must be compile-time but is runtime.
   void reportNotCompileTime(const Value &V, llvm::SMRange R,
                             llvm::StringRef What);

@@ -69,7 +69,8 @@ Value sema::tConst(Interp &I, BoundArgs &A) {
 }
 
 Value sema::tTensor(Interp &I, BoundArgs &A) {
-  auto Dims = I.shapeOf(A[0], A.range(0), "the tensor", /*AllowSymbols=*/true);
+  auto Dims = I.shapeOf(A[0], A.range(0), "the tensor", /*AllowSymbols=*/true,
+                        "global");
   auto T = I.dtypeOf(A[1], A.range(1), "dtype");
   if (!Dims || !T)
     return Value::poison();
@@ -97,8 +98,7 @@ static std::optional<ir::Type> paramType(Interp &I, const Value &V,
 
 /// Symbols used by the types, in creation order.
 static std::vector<std::string> symbolsOf(Interp &I,
-                                          const std::vector<ir::Type> &Types,
-                                          std::vector<const SymbolObj *> &Objs) {
+                                          const std::vector<ir::Type> &Types) {
   std::vector<std::string> Names;
   for (const auto &S : I.AllSymbols) {
     bool Used = false;
@@ -106,10 +106,8 @@ static std::vector<std::string> symbolsOf(Interp &I,
       if (T.isBuffer())
         for (const ir::Dim &D : T.getDims())
           Used |= D.isSymbolic() && D.getSymbol() == S->Name;
-    if (Used && llvm::find(Names, S->Name) == Names.end()) {
+    if (Used && llvm::find(Names, S->Name) == Names.end())
       Names.push_back(S->Name);
-      Objs.push_back(S.get());
-    }
   }
   return Names;
 }
@@ -136,14 +134,18 @@ static ir::Operation *createFuncOp(Interp &I, FuncState &FS,
                                    const std::vector<ir::Type> &Types,
                                    const std::vector<int64_t> &OutIdx,
                                    llvm::SMRange Loc) {
-  std::vector<const SymbolObj *> SymObjs;
-  std::vector<std::string> Symbols = symbolsOf(I, Types, SymObjs);
+  std::vector<std::string> Symbols = symbolsOf(I, Types);
   ir::Builder::InsertionGuard G(I.B);
   I.B.setInsertionPointToEnd(I.ModuleOp->getBody());
   I.B.setLoc(Location(Loc));
   ir::Operation *F = I.B.createFunc(Name, Symbols, Params, Types, OutIdx);
-  for (size_t K = 0; K < SymObjs.size(); ++K)
-    FS.SymbolArgs[SymObjs[K]] = F->getBody().getArgument(K);
+  // Symbols are matched by name: each T.const / T.dynamic call makes a new
+  // object, and every kernel names its own.
+  for (const auto &S : I.AllSymbols) {
+    auto It = llvm::find(Symbols, S->Name);
+    if (It != Symbols.end())
+      FS.SymbolArgs[S.get()] = F->getBody().getArgument(It - Symbols.begin());
+  }
   FS.Func = F;
   return F;
 }
@@ -193,7 +195,7 @@ void Interp::buildPrimFunc(FunctionObj &F, llvm::StringRef Name,
   Body->Locals = std::make_shared<Scope>(F.Closure);
   Body->FuncName = F.Name;
   Body->IsKernelBody = true;
-  unsigned NumSyms = FS.SymbolArgs.size();
+  unsigned NumSyms = Func->getBody().getNumArguments() - Names.size();
   for (size_t K = 0; K < Names.size(); ++K)
     Body->Locals->set(Names[K],
                       bindParam(Func->getBody().getArgument(NumSyms + K),
@@ -250,7 +252,7 @@ Value sema::tEmpty(Interp &I, BoundArgs &A) {
         << "T.empty outside the declarations of a @tilelang.jit kernel";
     return Value::poison();
   }
-  auto Dims = I.shapeOf(A[0], A.range(0), "the output", true);
+  auto Dims = I.shapeOf(A[0], A.range(0), "the output", true, "global");
   auto T = I.dtypeOf(A[1], A.range(1), "dtype");
   if (!Dims || !T)
     return Value::poison();
@@ -285,7 +287,7 @@ bool Interp::sealEagerSignature(llvm::SMRange At) {
   }
   ir::Operation *Func = createFuncOp(*this, Eager->Func, Eager->Name, Names,
                                      Types, OutIdx, Eager->Fn->Def->getRange());
-  unsigned NumSyms = Eager->Func.SymbolArgs.size();
+  unsigned NumSyms = Func->getBody().getNumArguments() - Params.size();
   for (size_t K = 0; K < Params.size(); ++K) {
     Params[K].second->IR = Func->getBody().getArgument(NumSyms + K);
     Params[K].second->IR->setNameHint(Names[K]);
@@ -333,7 +335,7 @@ static std::optional<std::vector<int64_t>> threadsOf(Interp &I, const Value &V,
       return std::nullopt;
     }
     if (Item.getInt() <= 0) {
-      I.error(R, diag::err_non_positive_extent) << "'threads'" << Item.getInt();
+      I.error(R, diag::err_bad_threads);
       return std::nullopt;
     }
     Out.push_back(Item.getInt());
@@ -487,9 +489,6 @@ static Value allocBuffer(Interp &I, ir::Scope Scope,
 
 /// T.alloc_shared / alloc_fragment / alloc_local (shape, dtype, scope).
 static Value allocTile(Interp &I, BoundArgs &A) {
-  std::string What = pendingBufferName(I);
-  auto Dims = I.shapeOf(A[0], A.range(0), What, /*AllowSymbols=*/false);
-  auto T = I.dtypeOf(A[1], A.range(1), "dtype");
   if (!A[2].isStr()) {
     I.error(A.range(2), diag::err_type_mismatch)
         << "scope" << "a str" << typeName(A[2]);
@@ -500,6 +499,9 @@ static Value allocTile(Interp &I, BoundArgs &A) {
     I.error(A.range(2), diag::err_bad_scope) << A[2].getStr();
     return Value::poison();
   }
+  auto Dims = I.shapeOf(A[0], A.range(0), pendingBufferName(I),
+                        /*AllowSymbols=*/false, ir::scopeName(*Scope));
+  auto T = I.dtypeOf(A[1], A.range(1), "dtype");
   if (!Dims || !T)
     return Value::poison();
   return allocBuffer(I, *Scope, *Dims, *T, A.CallRange);
@@ -509,13 +511,11 @@ Value sema::tAllocShared(Interp &I, BoundArgs &A) { return allocTile(I, A); }
 Value sema::tAllocFragment(Interp &I, BoundArgs &A) { return allocTile(I, A); }
 Value sema::tAllocLocal(Interp &I, BoundArgs &A) { return allocTile(I, A); }
 
+/// Global workspaces need a host-side allocation the IR cannot express yet.
 Value sema::tAllocGlobal(Interp &I, BoundArgs &A) {
-  std::string What = pendingBufferName(I);
-  auto Dims = I.shapeOf(A[0], A.range(0), What, /*AllowSymbols=*/true);
-  auto T = I.dtypeOf(A[1], A.range(1), "dtype");
-  if (!Dims || !T)
-    return Value::poison();
-  return allocBuffer(I, ir::Scope::Global, *Dims, *T, A.CallRange);
+  I.error(A.CallRange, diag::err_feature_unsupported)
+      << "T.alloc_global (a global workspace buffer)";
+  return Value::poison();
 }
 
 Value sema::tAllocVar(Interp &I, BoundArgs &A) {
@@ -769,10 +769,13 @@ Flow Interp::execRuntimeFor(const ForStmt *S, LoopObj &L) {
   B.setInsertionPointToEnd(Op->getBody());
   frame().Loops.push_back({true, frame().Regions.size()});
   openRegion();
-  for (size_t K = 0; K < NumIVs; ++K)
+  for (size_t K = 0; K < NumIVs; ++K) {
     bindName((*IVs)[K]->Id, Value::runtime(Op->getBody().getArgument(K)),
              (*IVs)[K]->getRange());
+    frame().LoopVars.push_back((*IVs)[K]->Id);
+  }
   Flow F = exec(S->Body);
+  frame().LoopVars.resize(frame().LoopVars.size() - NumIVs);
   closeRegion();
   frame().Loops.pop_back();
   return F == Flow::Abort ? Flow::Abort : Flow::Normal;

@@ -105,6 +105,14 @@ static void assignName(Interp &I, const NameExpr *N, Value V,
     storeVar(I, *Var, V, ValueRange);
     return;
   }
+  if (Var && !V.getAs<BufferObj>()) {
+    I.error(N->getRange(), diag::err_reassign_buffer) << N->Id;
+    return;
+  }
+  if (llvm::is_contained(I.frame().LoopVars, N->Id)) {
+    I.error(N->getRange(), diag::err_assign_to_loop_var) << N->Id;
+    return;
+  }
   if (auto *Ref = V.getAs<BufferRefObj>(); Ref && !Ref->hasSlice() && I.hasIR()) {
     ir::Value *X = I.toRuntime(V, ValueRange);
     V = X ? Value::runtime(X) : Value::poison();
@@ -577,7 +585,22 @@ static Flow execImportFrom(Interp &I, const ImportFromStmt *S) {
 // Dispatch
 //===----------------------------------------------------------------------===//
 
+/// True for `T.Kernel(...)` (any spelling of the callee ending in Kernel).
+static bool isKernelCall(const Expr *E) {
+  auto *C = llvm::dyn_cast<CallExpr>(E);
+  if (!C)
+    return false;
+  if (auto *A = llvm::dyn_cast<AttributeExpr>(C->Callee.get()))
+    return A->Attr == "Kernel";
+  auto *N = llvm::dyn_cast<NameExpr>(C->Callee.get());
+  return N && N->Id == "Kernel";
+}
+
 static Flow execWith(Interp &I, const WithStmt *S) {
+  // An eager kernel's signature is complete once its first kernel starts;
+  // the grid may already read symbolic dims.
+  if (I.Eager && !I.hasIR() && isKernelCall(S->Items[0].Context.get()))
+    I.sealEagerSignature(S->getRange());
   if (S->Items.size() == 1) {
     Value Ctx = I.eval(S->Items[0].Context.get());
     if (Ctx.isPoison())

@@ -279,3 +279,7 @@ Value sema::tlDecorator(Interp &I, BoundArgs &A) {
     return A[0];
   return makeBuiltin(A.id());
 }
+
+/// Performance hints with no meaning for correctness (register allocation,
+/// occupancy, L2 policy) are accepted and dropped.
+Value sema::tHint(Interp &I, BoundArgs &A) { return Value::none(); }

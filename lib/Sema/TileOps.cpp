@@ -245,12 +245,12 @@ static BufferObj *gemmOperand(Interp &I, BoundArgs &A, unsigned K,
   if (!Buf)
     return nullptr;
   ir::Scope S = Buf->Scope;
-  bool OK = S == ir::Scope::Shared || S == ir::Scope::Fragment ||
-            (!Accum && S == ir::Scope::Local);
+  bool OK = Accum ? S == ir::Scope::Fragment
+                  : S == ir::Scope::Shared || S == ir::Scope::Fragment;
   if (!OK) {
     I.error(A.range(K), diag::err_wrong_scope)
         << "T.gemm" << Buf->Name << ir::scopeName(S)
-        << (Accum ? "fragment or shared" : "shared or fragment");
+        << (Accum ? "fragment" : "shared or fragment");
     return nullptr;
   }
   if (Buf->Dims.size() != 2) {
@@ -611,7 +611,8 @@ Value sema::tAnnotateLayout(Interp &I, BoundArgs &A) {
 
 static std::optional<std::vector<ir::Dim>> layoutShape(Interp &I,
                                                        BoundArgs &A) {
-  return I.shapeOf(A[0], A.range(0), "the layout", /*AllowSymbols=*/false);
+  return I.shapeOf(A[0], A.range(0), "the layout", /*AllowSymbols=*/false,
+                   "layout");
 }
 
 static bool checkLayoutFn(Interp &I, BoundArgs &A, unsigned K, size_t Rank) {

@@ -3,8 +3,10 @@
 // An Attribute is a value-semantic constant: an int64, a double, a string, a
 // bool, a DType or an array of attributes. Operations keep their attributes
 // as an ordered list of NamedAttribute (the printer writes them in that
-// order). Construct with the static factories; the accessors assert on the
-// wrong kind, so check with isX() or use the getXOr helpers first.
+// order). Construct with the static factories. The getX accessors require
+// the matching kind (std::get throws otherwise): check with isX() first, or
+// use Operation's typed getters (getIntAttr, ...), which return
+// std::optional.
 //
 // Text form: ints 128, -1; floats 1.5, 1.0e-10, inf, -inf, nan (printed
 // with enough digits to round-trip, always with '.', 'e' or a name so they

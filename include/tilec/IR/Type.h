@@ -67,7 +67,9 @@ public:
   /// A default-constructed Type is invalid (isValid() == false); it never
   /// appears on a verified IR value.
   Type() = default;
-  static Type scalar(DType T) { return Type(KindTy::Scalar, Scope::Global, {}, T); }
+  static Type scalar(DType T) {
+    return Type(KindTy::Scalar, Scope::Global, {}, T);
+  }
   static Type buffer(Scope S, std::vector<Dim> Dims, DType T) {
     return Type(KindTy::Buffer, S, std::move(Dims), T);
   }

@@ -80,7 +80,8 @@ public:
   /// Symbolic forward map: substitutes Idx for the input variables and
   /// simplifies with Extents (the ranges of Idx's own variables).
   llvm::SmallVector<IndexExpr, 4>
-  forward(llvm::ArrayRef<IndexExpr> Idx, const VarExtents &Extents = {}) const;
+  forwardExprs(llvm::ArrayRef<IndexExpr> Idx,
+               const VarExtents &Extents = {}) const;
 
   /// Tiles dimension Dim Factor times; prepends output `x_Dim // n_Dim`
   /// and applies the layout to `x_Dim % n_Dim`.

@@ -159,8 +159,7 @@ private:
   const Token &consume();
   bool consumeIf(tok::Kind K);
   bool expect(tok::Kind K);
-  bool expectCloser(tok::Kind K, const Token &Open,
-                    llvm::StringRef What = "");
+  bool expectCloser(tok::Kind K, const Token &Open, llvm::StringRef What = "");
   void errorExpected(llvm::StringRef What);
   bool stopped() const;
   bool inSwallowedTail() const;

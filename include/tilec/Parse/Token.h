@@ -23,7 +23,8 @@ namespace tok {
 
 // TOK(Kind, DumpName): tokens without a fixed spelling.
 // PUNCT(Kind, DumpName, Spelling): operators and delimiters.
-// KEYWORD(Spelling): reserved words; the kind is kw_<Spelling>.
+// KEYWORD(Kind, Spelling): reserved words; the spelling is a string because
+// `and`, `or` and `not` are C++ alternative tokens.
 #define TILEC_TOKENS(TOK, PUNCT, KEYWORD)                                      \
   TOK(Eof, "ENDMARKER")                                                        \
   TOK(Newline, "NEWLINE")                                                      \
@@ -80,46 +81,46 @@ namespace tok {
   PUNCT(CircumflexEqual, "CIRCUMFLEXEQUAL", "^=")                              \
   PUNCT(LeftShiftEqual, "LEFTSHIFTEQUAL", "<<=")                               \
   PUNCT(RightShiftEqual, "RIGHTSHIFTEQUAL", ">>=")                             \
-  KEYWORD(False)                                                               \
-  KEYWORD(None)                                                                \
-  KEYWORD(True)                                                                \
-  KEYWORD(and)                                                                 \
-  KEYWORD(as)                                                                  \
-  KEYWORD(assert)                                                              \
-  KEYWORD(async)                                                               \
-  KEYWORD(await)                                                               \
-  KEYWORD(break)                                                               \
-  KEYWORD(class)                                                               \
-  KEYWORD(continue)                                                            \
-  KEYWORD(def)                                                                 \
-  KEYWORD(del)                                                                 \
-  KEYWORD(elif)                                                                \
-  KEYWORD(else)                                                                \
-  KEYWORD(except)                                                              \
-  KEYWORD(finally)                                                             \
-  KEYWORD(for)                                                                 \
-  KEYWORD(from)                                                                \
-  KEYWORD(global)                                                              \
-  KEYWORD(if)                                                                  \
-  KEYWORD(import)                                                              \
-  KEYWORD(in)                                                                  \
-  KEYWORD(is)                                                                  \
-  KEYWORD(lambda)                                                              \
-  KEYWORD(nonlocal)                                                            \
-  KEYWORD(not)                                                                 \
-  KEYWORD(or)                                                                  \
-  KEYWORD(pass)                                                                \
-  KEYWORD(raise)                                                               \
-  KEYWORD(return)                                                              \
-  KEYWORD(try)                                                                 \
-  KEYWORD(while)                                                               \
-  KEYWORD(with)                                                                \
-  KEYWORD(yield)
+  KEYWORD(kw_False, "False")                                                   \
+  KEYWORD(kw_None, "None")                                                     \
+  KEYWORD(kw_True, "True")                                                     \
+  KEYWORD(kw_and, "and")                                                       \
+  KEYWORD(kw_as, "as")                                                         \
+  KEYWORD(kw_assert, "assert")                                                 \
+  KEYWORD(kw_async, "async")                                                   \
+  KEYWORD(kw_await, "await")                                                   \
+  KEYWORD(kw_break, "break")                                                   \
+  KEYWORD(kw_class, "class")                                                   \
+  KEYWORD(kw_continue, "continue")                                             \
+  KEYWORD(kw_def, "def")                                                       \
+  KEYWORD(kw_del, "del")                                                       \
+  KEYWORD(kw_elif, "elif")                                                     \
+  KEYWORD(kw_else, "else")                                                     \
+  KEYWORD(kw_except, "except")                                                 \
+  KEYWORD(kw_finally, "finally")                                               \
+  KEYWORD(kw_for, "for")                                                       \
+  KEYWORD(kw_from, "from")                                                     \
+  KEYWORD(kw_global, "global")                                                 \
+  KEYWORD(kw_if, "if")                                                         \
+  KEYWORD(kw_import, "import")                                                 \
+  KEYWORD(kw_in, "in")                                                         \
+  KEYWORD(kw_is, "is")                                                         \
+  KEYWORD(kw_lambda, "lambda")                                                 \
+  KEYWORD(kw_nonlocal, "nonlocal")                                             \
+  KEYWORD(kw_not, "not")                                                       \
+  KEYWORD(kw_or, "or")                                                         \
+  KEYWORD(kw_pass, "pass")                                                     \
+  KEYWORD(kw_raise, "raise")                                                   \
+  KEYWORD(kw_return, "return")                                                 \
+  KEYWORD(kw_try, "try")                                                       \
+  KEYWORD(kw_while, "while")                                                   \
+  KEYWORD(kw_with, "with")                                                     \
+  KEYWORD(kw_yield, "yield")
 
 enum Kind : unsigned char {
 #define TILEC_TOK(K, N) K,
 #define TILEC_PUNCT(K, N, S) K,
-#define TILEC_KEYWORD(S) kw_##S,
+#define TILEC_KEYWORD(K, S) K,
   TILEC_TOKENS(TILEC_TOK, TILEC_PUNCT, TILEC_KEYWORD)
 #undef TILEC_TOK
 #undef TILEC_PUNCT
@@ -152,7 +153,9 @@ struct Token {
 
   bool is(tok::Kind K) const { return Kind == K; }
   bool isNot(tok::Kind K) const { return Kind != K; }
-  llvm::SMLoc getLoc() const { return llvm::SMLoc::getFromPointer(Text.data()); }
+  llvm::SMLoc getLoc() const {
+    return llvm::SMLoc::getFromPointer(Text.data());
+  }
   llvm::SMLoc getEndLoc() const {
     return llvm::SMLoc::getFromPointer(Text.data() + Text.size());
   }

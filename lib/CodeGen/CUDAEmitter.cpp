@@ -1,0 +1,102 @@
+//===- CUDAEmitter.cpp - CUDA source, header and manifest -----------------===//
+//
+// Plans every func, then writes the .cu in three parts: the prelude
+// (includes, chosen after the body because they depend on the dtypes used),
+// the kernels and launchers, and `#line` resets so that host code after a
+// kernel maps back to the .cu itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/CodeGen/CUDAEmitter.h"
+#include "CodeWriter.h"
+#include "Dialect.h"
+#include "KernelEmitter.h"
+#include "Launcher.h"
+#include "Outputs.h"
+#include "tilec/IR/Operation.h"
+#include <cstring>
+#include <fmt/format.h>
+#include <set>
+
+using namespace tilec;
+using namespace tilec::codegen;
+using namespace tilec::ir;
+
+namespace {
+
+/// Placeholder for the line number of a `#line` reset; filled in by
+/// resolveLineResets once the final text is known.
+const char *const LineMarker = "@TILEC_LINE@";
+
+std::string prelude(const std::set<DType> &Used, const CodeGenOptions &Opts) {
+  CodeWriter W;
+  W.line("// " + bannerText(Opts.BaseName + ".cu", Opts));
+  W.directive(std::string("#include ") + cudaDialect().RuntimeHeader);
+  if (Used.count(DType::Float16))
+    W.directive("#include <cuda_fp16.h>");
+  if (Used.count(DType::BFloat16))
+    W.directive("#include <cuda_bf16.h>");
+  if (Used.count(DType::Float8E4M3) || Used.count(DType::Float8E5M2))
+    W.directive("#include <cuda_fp8.h>");
+  W.directive("#include <math.h>");
+  W.directive("#include <stdint.h>");
+  W.directive("#include \"" + Opts.BaseName + ".h\"");
+  return W.str();
+}
+
+/// Replaces each LineMarker with the number of the line after it.
+std::string resolveLineResets(const std::string &Text) {
+  std::string Out;
+  unsigned Line = 1;
+  size_t Pos = 0;
+  while (Pos < Text.size()) {
+    size_t End = Text.find('\n', Pos);
+    End = End == std::string::npos ? Text.size() : End + 1;
+    std::string L = Text.substr(Pos, End - Pos);
+    size_t M = L.find(LineMarker);
+    if (M != std::string::npos)
+      L.replace(M, strlen(LineMarker), std::to_string(Line + 1));
+    Out += L;
+    ++Line;
+    Pos = End;
+  }
+  return Out;
+}
+
+bool emitFunc(const FuncPlan &Plan, const CodeGenOptions &Opts,
+              DiagnosticEngine &Diags, std::set<DType> &Used, CodeWriter &W) {
+  bool Ok = true;
+  for (const KernelPlan &K : Plan.Kernels) {
+    W.line("");
+    Ok &= emitKernel(Plan, K, Opts, Diags, Used, W);
+    if (Opts.LineDirectives)
+      W.directive(fmt::format("#line {} \"{}.cu\"", LineMarker,
+                              Opts.BaseName));
+  }
+  W.line("");
+  return Ok && emitLauncher(Plan, Diags, Used, W);
+}
+
+} // namespace
+
+bool tilec::emitCUDA(const Operation &Module, const CodeGenOptions &Opts,
+                     EmittedFiles &Out, DiagnosticEngine &Diags) {
+  std::vector<FuncPlan> Plans;
+  bool Ok = true;
+  for (const Operation &Func : Module.getBody()) {
+    Plans.emplace_back();
+    Ok &= planFunc(Func, Opts, Plans.back(), Diags);
+  }
+  if (!Ok)
+    return false;
+  CodeWriter Body;
+  std::set<DType> Used;
+  for (const FuncPlan &Plan : Plans)
+    Ok &= emitFunc(Plan, Opts, Diags, Used, Body);
+  if (!Ok)
+    return false;
+  Out.Source = resolveLineResets(prelude(Used, Opts) + Body.str());
+  Out.Header = emitHeader(Plans, Opts);
+  Out.Manifest = emitManifest(Plans, Opts, Diags);
+  return true;
+}
