@@ -25,30 +25,32 @@ std::string print(const Operation &Op) {
   return OS.str();
 }
 
-/// Parses Text; Errors receives the diagnostics.
+/// Parses Text; Errors receives the diagnostics. SM owns the buffer the
+/// parsed ops' locations point into.
 struct ParseResult {
+  std::unique_ptr<llvm::SourceMgr> SM = std::make_unique<llvm::SourceMgr>();
   std::unique_ptr<Operation> Op;
   std::string Errors;
 };
 
 ParseResult parse(llvm::StringRef Text) {
-  llvm::SourceMgr SM;
-  unsigned ID = SM.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(Text, "test.tir"), llvm::SMLoc());
   ParseResult R;
+  unsigned ID = R.SM->AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(Text, "test.tir"), llvm::SMLoc());
   llvm::raw_string_ostream OS(R.Errors);
-  DiagnosticEngine Diags(SM, &OS);
-  R.Op = parseIR(SM, ID, Diags);
+  DiagnosticEngine Diags(*R.SM, &OS);
+  R.Op = parseIR(*R.SM, ID, Diags);
   OS.flush();
   return R;
 }
 
-/// Runs the verifier and returns its messages ("" when valid).
-std::string verifyErrors(const Operation &Op) {
-  llvm::SourceMgr SM;
+/// Runs the verifier and returns its messages ("" when valid). Pass the
+/// SourceMgr of parsed IR so that its locations resolve.
+std::string verifyErrors(const Operation &Op, llvm::SourceMgr *SM = nullptr) {
+  llvm::SourceMgr Empty;
   std::string S;
   llvm::raw_string_ostream OS(S);
-  DiagnosticEngine Diags(SM, &OS);
+  DiagnosticEngine Diags(SM ? *SM : Empty, &OS);
   bool Ok = verify(Op, Diags);
   OS.flush();
   CHECK(Ok == S.empty());
@@ -215,7 +217,7 @@ TEST_CASE("builder module verifies and round-trips", "[ir]") {
   ParseResult R = parse(Text);
   INFO(R.Errors);
   REQUIRE(R.Op);
-  CHECK(verifyErrors(*R.Op).empty());
+  CHECK(verifyErrors(*R.Op, R.SM.get()).empty());
   CHECK(print(*R.Op) == Text);
 }
 
@@ -319,6 +321,25 @@ TEST_CASE("parser survives garbage and truncation", "[ir]") {
   for (int I = 0; I != 300; ++I)
     Deep += "if %c {\n";
   CHECK_THAT(parse(Deep).Errors, Catch::Contains("nested too deeply"));
+}
+
+TEST_CASE("parser and verifier survive single-character mutations", "[ir]") {
+  std::string Text = print(*buildGemmModule());
+  unsigned Parsed = 0;
+  for (size_t Pos = 0; Pos < Text.size(); Pos += 5) {
+    for (char C : {'{', '}', '%', '"', '[', '-', 'x', '0', ',', '\n'}) {
+      std::string Mutant = Text;
+      Mutant[Pos] = C;
+      ParseResult R = parse(Mutant);
+      CHECK((R.Op != nullptr || !R.Errors.empty()));
+      if (!R.Op)
+        continue;
+      ++Parsed;
+      DiagnosticEngine Diags(*R.SM, &llvm::nulls());
+      verify(*R.Op, Diags);
+    }
+  }
+  CHECK(Parsed > 0);
 }
 
 TEST_CASE("verifier rejects bad ops", "[ir]") {

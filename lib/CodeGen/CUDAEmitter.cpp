@@ -70,8 +70,7 @@ bool emitFunc(const FuncPlan &Plan, const CodeGenOptions &Opts,
     W.line("");
     Ok &= emitKernel(Plan, K, Opts, Diags, Used, W);
     if (Opts.LineDirectives)
-      W.directive(fmt::format("#line {} \"{}.cu\"", LineMarker,
-                              Opts.BaseName));
+      W.directive(fmt::format("#line {} \"{}.cu\"", LineMarker, Opts.BaseName));
   }
   W.line("");
   return Ok && emitLauncher(Plan, Diags, Used, W);

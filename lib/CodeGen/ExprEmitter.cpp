@@ -19,24 +19,40 @@ using llvm::StringRef;
 
 const char *codegen::cTypeOf(DType T) {
   switch (T) {
-  case DType::Bool: return "bool";
-  case DType::Int8: return "int8_t";
-  case DType::Int16: return "int16_t";
-  case DType::Int32: return "int";
-  case DType::Int64: return "int64_t";
-  case DType::UInt8: return "uint8_t";
-  case DType::UInt16: return "uint16_t";
-  case DType::UInt32: return "uint32_t";
-  case DType::UInt64: return "uint64_t";
-  case DType::Float16: return "half";
-  case DType::BFloat16: return "__nv_bfloat16";
-  case DType::Float32: return "float";
-  case DType::Float64: return "double";
-  case DType::Float8E4M3: return "__nv_fp8_e4m3";
-  case DType::Float8E5M2: return "__nv_fp8_e5m2";
+  case DType::Bool:
+    return "bool";
+  case DType::Int8:
+    return "int8_t";
+  case DType::Int16:
+    return "int16_t";
+  case DType::Int32:
+    return "int";
+  case DType::Int64:
+    return "int64_t";
+  case DType::UInt8:
+    return "uint8_t";
+  case DType::UInt16:
+    return "uint16_t";
+  case DType::UInt32:
+    return "uint32_t";
+  case DType::UInt64:
+    return "uint64_t";
+  case DType::Float16:
+    return "half";
+  case DType::BFloat16:
+    return "__nv_bfloat16";
+  case DType::Float32:
+    return "float";
+  case DType::Float64:
+    return "double";
+  case DType::Float8E4M3:
+    return "__nv_fp8_e4m3";
+  case DType::Float8E5M2:
+    return "__nv_fp8_e5m2";
   case DType::Int4:
   case DType::UInt4:
-  case DType::Float4E2M1: return nullptr;
+  case DType::Float4E2M1:
+    return nullptr;
   }
   return nullptr;
 }
@@ -95,8 +111,10 @@ bool nonNegative(const Value *V, unsigned Depth) {
            nonNegative(Op->getOperand(1), Depth + 1);
   };
   switch (Op->getKind()) {
-  case OpKind::Const: return matchConstantInt(V).value_or(-1) >= 0;
-  case OpKind::ThreadId: return true;
+  case OpKind::Const:
+    return matchConstantInt(V).value_or(-1) >= 0;
+  case OpKind::ThreadId:
+    return true;
   case OpKind::Add:
   case OpKind::Mul:
   case OpKind::Div:
@@ -104,11 +122,13 @@ bool nonNegative(const Value *V, unsigned Depth) {
   case OpKind::FloorMod:
   case OpKind::Min:
   case OpKind::Shr:
-  case OpKind::And: return Both();
+  case OpKind::And:
+    return Both();
   case OpKind::Max:
     return nonNegative(Op->getOperand(0), Depth + 1) ||
            nonNegative(Op->getOperand(1), Depth + 1);
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -130,7 +150,8 @@ Expr realLiteral(double V, bool Single) {
     return {Single ? "NAN" : "(double)NAN", Single ? PrecPostfix : PrecUnary};
   if (std::isinf(V)) {
     std::string Inf = Single ? "INFINITY" : "(double)INFINITY";
-    return V < 0 ? Expr{"-" + Inf, PrecUnary} : Expr{Inf, Single ? PrecPostfix : PrecUnary};
+    return V < 0 ? Expr{"-" + Inf, PrecUnary}
+                 : Expr{Inf, Single ? PrecPostfix : PrecUnary};
   }
   std::string S = shortestReal(V, Single);
   if (S.find_first_of(".en") == std::string::npos)
@@ -147,8 +168,8 @@ Expr intLiteral(int64_t V, DType T) {
                        : T == DType::UInt32 ? "u"
                        : T == DType::UInt64 ? "ull"
                                             : "";
-  std::string Text = T == DType::UInt64 ? std::to_string(uint64_t(V))
-                                        : std::to_string(V);
+  std::string Text =
+      T == DType::UInt64 ? std::to_string(uint64_t(V)) : std::to_string(V);
   return {Text + Suffix, V < 0 ? PrecUnary : PrecPostfix};
 }
 
@@ -193,12 +214,18 @@ Expr ExprEmitter::emit(const Operation &Op) {
   if (isUnaryOp(Op.getKind()))
     return unary(Op);
   switch (Op.getKind()) {
-  case OpKind::Const: return literal(Op);
-  case OpKind::Cmp: return compare(Op);
-  case OpKind::Select: return select(Op);
-  case OpKind::Cast: return cast(Op);
-  case OpKind::Math: return math(Op);
-  case OpKind::ThreadId: return threadId(Op);
+  case OpKind::Const:
+    return literal(Op);
+  case OpKind::Cmp:
+    return compare(Op);
+  case OpKind::Select:
+    return select(Op);
+  case OpKind::Cast:
+    return cast(Op);
+  case OpKind::Math:
+    return math(Op);
+  case OpKind::ThreadId:
+    return threadId(Op);
   case OpKind::Load:
     if (!Device)
       return fail(Op, diag::err_codegen_host_op, "load");
@@ -224,23 +251,33 @@ Expr ExprEmitter::literal(const Operation &Const) {
 
 Expr ExprEmitter::toFloat(Expr E, DType T) {
   switch (T) {
-  case DType::Float32: return E;
-  case DType::Float16: return call("__half2float", {E});
-  case DType::BFloat16: return call("__bfloat162float", {E});
+  case DType::Float32:
+    return E;
+  case DType::Float16:
+    return call("__half2float", {E});
+  case DType::BFloat16:
+    return call("__bfloat162float", {E});
   case DType::Float8E4M3:
-  case DType::Float8E5M2: return call("static_cast<float>", {E});
-  default: return {"(float)" + operand(E, PrecUnary), PrecUnary};
+  case DType::Float8E5M2:
+    return call("static_cast<float>", {E});
+  default:
+    return {"(float)" + operand(E, PrecUnary), PrecUnary};
   }
 }
 
 Expr ExprEmitter::fromFloat(Expr E, DType T, const Operation &Ctx) {
   switch (T) {
-  case DType::Float32: return E;
-  case DType::Float16: return call("__float2half_rn", {E});
-  case DType::BFloat16: return call("__float2bfloat16_rn", {E});
+  case DType::Float32:
+    return E;
+  case DType::Float16:
+    return call("__float2half_rn", {E});
+  case DType::BFloat16:
+    return call("__float2bfloat16_rn", {E});
   case DType::Float8E4M3:
-  case DType::Float8E5M2: return call(typeName(T, Ctx), {E});
-  case DType::Bool: return {operand(E, PrecEquality) + " != 0.0f", PrecEquality};
+  case DType::Float8E5M2:
+    return call(typeName(T, Ctx), {E});
+  case DType::Bool:
+    return {operand(E, PrecEquality) + " != 0.0f", PrecEquality};
   default:
     return {"(" + typeName(T, Ctx) + ")" + operand(E, PrecUnary), PrecUnary};
   }
@@ -296,7 +333,7 @@ Expr ExprEmitter::element(const Operation &Ctx, llvm::ArrayRef<Value *> Group) {
   if (Buffer.getScope() == Scope::Var)
     return Base;
   typeName(Buffer.getDType(), Ctx);
-  return {operand(Base, PrecPostfix) + "[" + flatIndex(Buffer, Group.drop_front()) +
-              "]",
+  return {operand(Base, PrecPostfix) + "[" +
+              flatIndex(Buffer, Group.drop_front()) + "]",
           PrecPostfix};
 }

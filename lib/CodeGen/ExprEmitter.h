@@ -64,8 +64,7 @@ class ExprEmitter {
 public:
   /// \p Device selects device code (thread_id and loads allowed).
   /// Every dtype the emitted text uses is added to \p UsedTypes.
-  ExprEmitter(DiagnosticEngine &Diags, bool Device,
-              std::set<DType> &UsedTypes)
+  ExprEmitter(DiagnosticEngine &Diags, bool Device, std::set<DType> &UsedTypes)
       : Diags(Diags), Device(Device), UsedTypes(UsedTypes) {}
 
   void bind(const ir::Value *V, Expr E) { Bound[V] = std::move(E); }

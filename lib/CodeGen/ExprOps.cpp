@@ -26,14 +26,14 @@ bool nativeOnHalf(OpKind K) {
   case OpKind::Mul:
   case OpKind::Div:
   case OpKind::Min:
-  case OpKind::Max: return true;
-  default: return false;
+  case OpKind::Max:
+    return true;
+  default:
+    return false;
   }
 }
 
-bool isHalfLike(DType T) {
-  return T == DType::Float16 || T == DType::BFloat16;
-}
+bool isHalfLike(DType T) { return T == DType::Float16 || T == DType::BFloat16; }
 
 /// Suffix of the float math functions: "f" for float, "" for double.
 const char *mathSuffix(DType T) { return T == DType::Float64 ? "" : "f"; }
@@ -70,10 +70,14 @@ Expr ExprEmitter::integerOrFloatBinary(const Operation &Op, const Expr &A,
   bool Plain = !Float && isNonNegative(Op.getOperand(0)) &&
                isNonNegative(Op.getOperand(1));
   switch (Op.getKind()) {
-  case OpKind::Add: return infix(A, "+", B, PrecAdditive);
-  case OpKind::Sub: return infix(A, "-", B, PrecAdditive);
-  case OpKind::Mul: return infix(A, "*", B, PrecMultiplicative);
-  case OpKind::Div: return infix(A, "/", B, PrecMultiplicative);
+  case OpKind::Add:
+    return infix(A, "+", B, PrecAdditive);
+  case OpKind::Sub:
+    return infix(A, "-", B, PrecAdditive);
+  case OpKind::Mul:
+    return infix(A, "*", B, PrecMultiplicative);
+  case OpKind::Div:
+    return infix(A, "/", B, PrecMultiplicative);
   case OpKind::FloorDiv:
     return Plain ? infix(A, "/", B, PrecMultiplicative)
                  : call("tilec::floordiv", {A, B});
@@ -94,9 +98,12 @@ Expr ExprEmitter::integerOrFloatBinary(const Operation &Op, const Expr &A,
   case OpKind::Xor:
     return Bool ? infix(A, "!=", B, PrecEquality)
                 : infix(A, "^", B, PrecBitXor);
-  case OpKind::Shl: return infix(A, "<<", B, PrecShift);
-  case OpKind::Shr: return infix(A, ">>", B, PrecShift);
-  default: llvm_unreachable("not a binary op");
+  case OpKind::Shl:
+    return infix(A, "<<", B, PrecShift);
+  case OpKind::Shr:
+    return infix(A, ">>", B, PrecShift);
+  default:
+    llvm_unreachable("not a binary op");
   }
 }
 

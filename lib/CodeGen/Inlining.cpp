@@ -9,8 +9,7 @@ using namespace tilec::ir;
 bool codegen::isPureOp(const Operation &Op) {
   return isBinaryOp(Op.getKind()) || isUnaryOp(Op.getKind()) ||
          Op.is(OpKind::Const) || Op.is(OpKind::Cmp) || Op.is(OpKind::Select) ||
-         Op.is(OpKind::Cast) || Op.is(OpKind::Math) ||
-         Op.is(OpKind::ThreadId);
+         Op.is(OpKind::Cast) || Op.is(OpKind::Math) || Op.is(OpKind::ThreadId);
 }
 
 namespace {
@@ -23,8 +22,10 @@ bool hasSideEffects(const Operation &Op) {
   case OpKind::Barrier:
   case OpKind::Shfl:
   case OpKind::Break:
-  case OpKind::Continue: return true;
-  default: return Op.getNumRegions() != 0;
+  case OpKind::Continue:
+    return true;
+  default:
+    return Op.getNumRegions() != 0;
   }
 }
 

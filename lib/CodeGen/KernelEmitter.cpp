@@ -54,11 +54,16 @@ std::string quoted(llvm::StringRef S) {
 /// access of \p Bytes.
 const char *vectorType(unsigned Bytes) {
   switch (Bytes) {
-  case 16: return "uint4";
-  case 8: return "uint2";
-  case 4: return "unsigned int";
-  case 2: return "unsigned short";
-  default: return "unsigned char";
+  case 16:
+    return "uint4";
+  case 8:
+    return "uint2";
+  case 4:
+    return "unsigned int";
+  case 2:
+    return "unsigned short";
+  default:
+    return "unsigned char";
   }
 }
 
@@ -192,18 +197,28 @@ void KernelEmitter::emitOp(const Operation &Op) {
     return;
   lineDirective(Op);
   switch (Op.getKind()) {
-  case OpKind::Alloc: return emitAlloc(Op);
-  case OpKind::Store: return emitStore(Op);
-  case OpKind::VCopy: return emitVCopy(Op);
-  case OpKind::Atomic: return emitAtomic(Op);
-  case OpKind::Shfl: return emitShfl(Op);
+  case OpKind::Alloc:
+    return emitAlloc(Op);
+  case OpKind::Store:
+    return emitStore(Op);
+  case OpKind::VCopy:
+    return emitVCopy(Op);
+  case OpKind::Atomic:
+    return emitAtomic(Op);
+  case OpKind::Shfl:
+    return emitShfl(Op);
   case OpKind::Barrier:
     return W.line(std::string(cudaDialect().SyncThreads) + "();");
-  case OpKind::For: return emitFor(Op);
-  case OpKind::If: return emitIf(Op);
-  case OpKind::While: return emitWhile(Op);
-  case OpKind::Break: return W.line("break;");
-  case OpKind::Continue: return W.line("continue;");
+  case OpKind::For:
+    return emitFor(Op);
+  case OpKind::If:
+    return emitIf(Op);
+  case OpKind::While:
+    return emitWhile(Op);
+  case OpKind::Break:
+    return W.line("break;");
+  case OpKind::Continue:
+    return W.line("continue;");
   default:
     E.fail(Op, diag::err_codegen_op_not_lowered, Op.getName().str());
   }
@@ -237,8 +252,8 @@ void KernelEmitter::emitAlloc(const Operation &Op) {
   }
   auto It = K.Access.find(V);
   bool Vector = It != K.Access.end() && It->second.VectorBytes > 0;
-  W.line(fmt::format("{}{} {}[{}];", Vector ? "__align__(16) " : "", Elem,
-                     Name, *T.numElements()));
+  W.line(fmt::format("{}{} {}[{}];", Vector ? "__align__(16) " : "", Elem, Name,
+                     *T.numElements()));
 }
 
 void KernelEmitter::emitStore(const Operation &Op) {
@@ -266,7 +281,7 @@ void KernelEmitter::emitAtomic(const Operation &Op) {
   DType T = Op.getOperand(0)->getType().getDType();
   Expr Addr = {"&" + E.element(Op, Op.getGroup(0)).Text, PrecUnary};
   Expr Value = E.get(Op.getGroup(1)[0]);
-  std::string Fn = Kind == "add" ? "atomicAdd"
+  std::string Fn = Kind == "add"   ? "atomicAdd"
                    : Kind == "max" ? "atomicMax"
                                    : "atomicMin";
   bool Float = T == DType::Float32 || T == DType::Float64;
@@ -323,12 +338,12 @@ void KernelEmitter::emitShfl(const Operation &Op) {
 /// `#pragma unroll`, pipelined ones run serially (same semantics).
 void KernelEmitter::emitFor(const Operation &Op) {
   const Value *IV = Op.getBody().getArgument(0);
-  std::string Name = Names.get(IV->getNameHint().empty() ? "i"
-                                                          : IV->getNameHint());
+  std::string Name =
+      Names.get(IV->getNameHint().empty() ? "i" : IV->getNameHint());
   Expr Lo = E.get(Op.getOperand(0)), Hi = E.get(Op.getOperand(1));
   std::optional<int64_t> Step = matchConstantInt(Op.getOperand(2));
-  std::string Inc = Step == 1 ? "++" + Name
-                              : Name + " += " + E.get(Op.getOperand(2)).Text;
+  std::string Inc =
+      Step == 1 ? "++" + Name : Name + " += " + E.get(Op.getOperand(2)).Text;
   StringRef Kind = *Op.getStringAttr("kind");
   if (Kind == "unroll" || Kind == "vectorized")
     W.line("#pragma unroll");
@@ -358,8 +373,8 @@ void KernelEmitter::emitWhile(const Operation &Op) {
   const Value *C = Cond.back().getOperand(0);
   bool Simple = llvm::all_of(Cond, [&](const Operation &X) {
     return X.is(OpKind::Condition) ||
-           (X.getNumResults() == 1 && (Inline.isInlined(X.getResult()) ||
-                                       Inline.isDead(X.getResult())));
+           (X.getNumResults() == 1 &&
+            (Inline.isInlined(X.getResult()) || Inline.isDead(X.getResult())));
   });
   if (Simple) {
     emitBlock(Cond);

@@ -23,9 +23,12 @@ bool isTileOp(const Operation &Op) {
   case OpKind::Cumsum:
   case OpKind::UseSwizzle:
   case OpKind::AnnotateLayout:
-  case OpKind::Parallel: return true;
-  case OpKind::Atomic: return !Op.getGroup(1)[0]->getType().isScalar();
-  default: return false;
+  case OpKind::Parallel:
+    return true;
+  case OpKind::Atomic:
+    return !Op.getGroup(1)[0]->getType().isScalar();
+  default:
+    return false;
   }
 }
 
@@ -52,10 +55,9 @@ bool checkLowered(const Operation &Func, DiagnosticEngine &Diags) {
   for (const Value *Arg : Func.getBody().getArguments())
     if (Arg->getType().isBuffer() &&
         Arg->getType().getScope() != Scope::Global) {
-      Diags.report(Func.getLoc(), diag::err_codegen_unsupported)
-          << fmt::format("a {} buffer parameter ('{}')",
-                         scopeName(Arg->getType().getScope()).str(),
-                         valueName(Arg));
+      Diags.report(Func.getLoc(), diag::err_codegen_unsupported) << fmt::format(
+          "a {} buffer parameter ('{}')",
+          scopeName(Arg->getType().getScope()).str(), valueName(Arg));
       Ok = false;
     }
   Func.walk([&](const Operation &Op) {
@@ -93,8 +95,8 @@ bool checkAssume(const FuncPlan &Plan, const std::string &Text,
   while (!Rest.empty()) {
     char C = Rest.front();
     if (llvm::isAlpha(C) || C == '_') {
-      StringRef Id = Rest.take_while(
-          [](char X) { return llvm::isAlnum(X) || X == '_'; });
+      StringRef Id =
+          Rest.take_while([](char X) { return llvm::isAlnum(X) || X == '_'; });
       if (!llvm::is_contained(Plan.Symbols, Id))
         return Bad(fmt::format("'{}' is not a symbol of the kernel", Id.str()));
       Rest = Rest.drop_front(Id.size());
@@ -135,23 +137,26 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
     A.VectorBytes = std::max(A.VectorBytes, Bytes);
   };
   switch (Op.getKind()) {
-  case OpKind::Load: return Mark(Op.getOperand(0), true, false, 0);
-  case OpKind::Store: return Mark(Op.getGroup(1)[0], false, true, 0);
-  case OpKind::Atomic: return Mark(Op.getOperand(0), true, true, 0);
+  case OpKind::Load:
+    return Mark(Op.getOperand(0), true, false, 0);
+  case OpKind::Store:
+    return Mark(Op.getGroup(1)[0], false, true, 0);
+  case OpKind::Atomic:
+    return Mark(Op.getOperand(0), true, true, 0);
   case OpKind::VCopy: {
     unsigned Bytes = *Op.getIntAttr("lanes") *
                      bitWidth(Op.getOperand(0)->getType().getDType()) / 8;
     Mark(Op.getOperand(0), false, true, Bytes);
     return Mark(Op.getGroup(1)[0], true, false, Bytes);
   }
-  default: return;
+  default:
+    return;
   }
 }
 
 bool definedInside(const Operation &Kernel, const Value *V) {
-  const Operation *Def = V->getDefiningOp()
-                             ? V->getDefiningOp()
-                             : V->getOwnerBlock()->getParentOp();
+  const Operation *Def = V->getDefiningOp() ? V->getDefiningOp()
+                                            : V->getOwnerBlock()->getParentOp();
   return Def && Kernel.isAncestorOf(Def) && Def != &Kernel;
 }
 
@@ -248,8 +253,8 @@ void planSignature(const Operation &Func, FuncPlan &Plan) {
     (I < Plan.Symbols.size() ? Plan.SymbolArgs : Plan.ParamArgs)
         .push_back(Body.getArgument(I));
   int64_t N = Plan.Params.size();
-  for (int64_t I : Func.getIntArrayAttr("out_idx").value_or(
-           std::vector<int64_t>()))
+  for (int64_t I :
+       Func.getIntArrayAttr("out_idx").value_or(std::vector<int64_t>()))
     Plan.OutIdx.push_back(I < 0 ? I + N : I);
 }
 

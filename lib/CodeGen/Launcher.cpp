@@ -26,8 +26,7 @@ std::string hostScalarType(DType T) {
 }
 
 /// The kernel-side value of a scalar launcher argument.
-Expr hostArgValue(const LauncherArg &A, ExprEmitter &E,
-                  const Operation &Ctx) {
+Expr hostArgValue(const LauncherArg &A, ExprEmitter &E, const Operation &Ctx) {
   Expr Name = {A.Name, PrecPostfix};
   if (A.K == LauncherArg::Kind::Symbol)
     return {"(int)" + A.Name, PrecUnary};
@@ -111,8 +110,7 @@ void LauncherEmitter::emitHostValue(const Operation &Op) {
     return E.bind(V, Init);
   std::string Name = Names.get(V->getNameHint());
   W.line(fmt::format("const {} {} = {};",
-                     E.typeName(V->getType().getDType(), Op), Name,
-                     Init.Text));
+                     E.typeName(V->getType().getDType(), Op), Name, Init.Text));
   E.bind(V, {Name, PrecPostfix});
 }
 
@@ -125,9 +123,8 @@ void LauncherEmitter::emitSharedMemoryLimit(const KernelPlan &K) {
   W.line("if (cudaGetDevice(&device) != cudaSuccess) "
          "return TILEC_ERROR_LAUNCH_FAILED;");
   W.open("if (device >= 64 || !(configured_devices >> device & 1ull))");
-  W.line(fmt::format("if ({}({}, {}, {}) != {})", D.FuncSetAttribute,
-                     K.Entry, D.MaxDynamicSharedAttr, K.SharedBytes,
-                     D.Success));
+  W.line(fmt::format("if ({}({}, {}, {}) != {})", D.FuncSetAttribute, K.Entry,
+                     D.MaxDynamicSharedAttr, K.SharedBytes, D.Success));
   W.line("  return TILEC_ERROR_UNSUPPORTED;");
   W.line("if (device < 64)");
   W.line("  configured_devices |= 1ull << device;");
@@ -141,18 +138,17 @@ void LauncherEmitter::emitLaunch(const KernelPlan &K) {
   for (const Value *V : K.Captures) {
     Expr Arg = E.get(V);
     if (V->getType().isBuffer())
-      Arg.Text = fmt::format("static_cast<{}*>({})",
-                             E.typeName(V->getType().getDType(), *K.Op),
-                             Arg.Text);
+      Arg.Text =
+          fmt::format("static_cast<{}*>({})",
+                      E.typeName(V->getType().getDType(), *K.Op), Arg.Text);
     Params.push_back(Arg.Text);
   }
   W.open("");
   if (K.SharedBytes > 48 * 1024)
     emitSharedMemoryLimit(K);
   W.line(fmt::format("{}<<<dim3({}), dim3({}, {}, {}), {}, stream>>>({});",
-                     K.Entry, fmt::join(Grid, ", "), K.Threads[0],
-                     K.Threads[1], K.Threads[2], K.SharedBytes,
-                     fmt::join(Params, ", ")));
+                     K.Entry, fmt::join(Grid, ", "), K.Threads[0], K.Threads[1],
+                     K.Threads[2], K.SharedBytes, fmt::join(Params, ", ")));
   W.line(fmt::format("if ({}() != {})", cudaDialect().GetLastError,
                      cudaDialect().Success));
   W.line("  return TILEC_ERROR_LAUNCH_FAILED;");
@@ -168,10 +164,10 @@ std::vector<LauncherArg> codegen::launcherArgs(const FuncPlan &Plan) {
   for (size_t I = 0; I != Plan.ParamArgs.size(); ++I) {
     const Value *V = Plan.ParamArgs[I];
     bool Buffer = V->getType().isBuffer();
-    Args.push_back({Buffer ? LauncherArg::Kind::Buffer
-                           : LauncherArg::Kind::Scalar,
-                    V, Names.get(Plan.Params[I]),
-                    Buffer ? "void *" : hostScalarType(V->getType().getDType())});
+    Args.push_back(
+        {Buffer ? LauncherArg::Kind::Buffer : LauncherArg::Kind::Scalar, V,
+         Names.get(Plan.Params[I]),
+         Buffer ? "void *" : hostScalarType(V->getType().getDType())});
   }
   for (size_t I = 0; I != Plan.SymbolArgs.size(); ++I)
     Args.push_back({LauncherArg::Kind::Symbol, Plan.SymbolArgs[I],

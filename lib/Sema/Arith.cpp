@@ -224,8 +224,9 @@ ir::Value *Interp::constant(const Value &V, DType T) {
 
 static ir::Value *loadRef(Interp &I, BufferRefObj &Ref, llvm::SMRange R) {
   if (Ref.hasSlice()) {
-    I.error(R, diag::err_type_mismatch)
-        << "'" + exprText(R) + "'" << "a scalar" << "buffer region";
+    I.error(R, diag::err_type_mismatch) << "'" + exprText(R) + "'"
+                                        << "a scalar"
+                                        << "buffer region";
     return nullptr;
   }
   std::vector<ir::Value *> Idx;
@@ -279,8 +280,8 @@ ir::Value *Interp::toRuntime(const Value &V, llvm::SMRange R) {
     reportHostValue(V, R);
     return nullptr;
   }
-  error(R, diag::err_type_mismatch) << "'" + exprText(R) + "'" << "a number"
-                                    << typeName(V);
+  error(R, diag::err_type_mismatch) << "'" + exprText(R) + "'"
+                                    << "a number" << typeName(V);
   return nullptr;
 }
 
@@ -300,15 +301,17 @@ ir::Value *Interp::toRuntimeAs(const Value &V, DType T, llvm::SMRange R) {
 ir::Value *Interp::toIndex(const Value &V, llvm::SMRange R) {
   if (V.isFloat() ||
       (V.isRuntime() && isFloat(V.getRuntime()->getType().getDType()))) {
-    error(R, diag::err_type_mismatch) << "index" << "an integer" << typeName(V);
+    error(R, diag::err_type_mismatch) << "index"
+                                      << "an integer" << typeName(V);
     return nullptr;
   }
   ir::Value *RV = toRuntime(V, R);
   if (!RV)
     return nullptr;
   if (isFloat(RV->getType().getDType())) {
-    error(R, diag::err_type_mismatch) << "index" << "an integer"
-                                      << typeName(Value::runtime(RV));
+    error(R, diag::err_type_mismatch)
+        << "index"
+        << "an integer" << typeName(Value::runtime(RV));
     return nullptr;
   }
   return castTo(RV, DType::Int32);
@@ -318,7 +321,8 @@ ir::Value *Interp::toCondition(ir::Value *V) {
   DType T = V->getType().getDType();
   if (T == DType::Bool)
     return V;
-  ir::Value *Zero = isFloat(T) ? B.createConstFloat(0, T) : B.createConstInt(0, T);
+  ir::Value *Zero =
+      isFloat(T) ? B.createConstFloat(0, T) : B.createConstInt(0, T);
   return B.createCmp(ir::CmpPred::Ne, V, Zero);
 }
 
@@ -421,8 +425,8 @@ static bool isBitwise(BinaryOp Op) {
          Op == BinaryOp::BitXor;
 }
 
-static Value badOperands(Interp &I, BinaryOp Op, const Value &L,
-                         const Value &R, llvm::SMRange Whole) {
+static Value badOperands(Interp &I, BinaryOp Op, const Value &L, const Value &R,
+                         llvm::SMRange Whole) {
   I.error(Whole, diag::err_bad_operand_types)
       << ast::spelling(Op) << typeName(L) << typeName(R);
   return Value::poison();
@@ -501,8 +505,8 @@ static std::optional<bool> orderResult(CompareOp Op, int C) {
   }
 }
 
-static std::optional<bool> membership(Interp &I, const Value &L,
-                                      const Value &R, llvm::SMRange RR) {
+static std::optional<bool> membership(Interp &I, const Value &L, const Value &R,
+                                      llvm::SMRange RR) {
   if (R.isStr() && L.isStr())
     return R.getStr().find(L.getStr()) != std::string::npos;
   auto Items = I.iterate(R, RR);
@@ -557,8 +561,7 @@ Value Interp::compare(CompareOp Op, const Value &L, const Value &R,
     return Value::object(std::make_shared<OpaqueObj>(exprText(Whole)));
   bool Ordered = Op != CompareOp::Is && Op != CompareOp::IsNot &&
                  Op != CompareOp::In && Op != CompareOp::NotIn;
-  if (Ordered &&
-      (isWholeBuffer(*this, L, LR) || isWholeBuffer(*this, R, RR)))
+  if (Ordered && (isWholeBuffer(*this, L, LR) || isWholeBuffer(*this, R, RR)))
     return Value::poison();
   bool Runtime = isRuntimeLike(L) || isRuntimeLike(R);
   if (Runtime && Ordered && (isRuntimeLike(L) || L.isNumber()) &&
@@ -571,8 +574,8 @@ Value Interp::compare(CompareOp Op, const Value &L, const Value &R,
   if (Runtime && (Op == CompareOp::Is || Op == CompareOp::IsNot))
     return Value::boolean(Op == CompareOp::IsNot);
   if (Runtime && isRuntimeLike(L) && !Ordered) {
-    reportNotCompileTime(L, LR, "the operand of '" +
-                                    ast::spelling(Op).str() + "'");
+    reportNotCompileTime(L, LR,
+                         "the operand of '" + ast::spelling(Op).str() + "'");
     return Value::poison();
   }
   auto C = foldCompare(*this, Op, L, R, RR);
@@ -640,8 +643,8 @@ Value Interp::unary(UnaryOp Op, const Value &V, llvm::SMRange R,
   case UnaryOp::Invert:
     if (isFloat(T))
       break;
-    return Value::runtime(B.createBinary(ir::OpKind::Xor, X,
-                                         constant(Value::integer(-1), T)));
+    return Value::runtime(
+        B.createBinary(ir::OpKind::Xor, X, constant(Value::integer(-1), T)));
   }
   error(Whole, diag::err_bad_operand_types)
       << ast::spelling(Op) << typeName(V) << "nothing";

@@ -71,8 +71,9 @@ llvm::StringRef nsPrefix(BuiltinNS NS) {
 }
 
 BuiltinSpec parseSpec(const RawSpec &R) {
-  BuiltinSpec S{R.ID, R.NS, R.Name, R.Handler, R.Flags, {}, false, 0, false,
-                (nsPrefix(R.NS) + R.Name).str()};
+  BuiltinSpec S{
+      R.ID, R.NS,  R.Name, R.Handler, R.Flags,
+      {},   false, 0,      false,     (nsPrefix(R.NS) + R.Name).str()};
   llvm::SmallVector<llvm::StringRef, 8> Parts;
   llvm::StringRef(R.Sig).split(Parts, ',', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef P : Parts) {
@@ -129,7 +130,8 @@ std::optional<BuiltinID> sema::findBuiltin(BuiltinNS NS, llvm::StringRef Name) {
 }
 
 Value sema::makeBuiltin(BuiltinID ID, Value Self) {
-  return Value::object(std::make_shared<BuiltinObj>(unsigned(ID), std::move(Self)));
+  return Value::object(
+      std::make_shared<BuiltinObj>(unsigned(ID), std::move(Self)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -238,24 +240,83 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
 
 /// TileLang names tilec knows but does not implement yet.
 static bool isUnsupportedTileLangName(llvm::StringRef Name) {
-  static const char *const Names[] = {
-      "sync_threads", "sync_warp", "sync_grid", "call_extern", "import_source",
-      "print", "device_assert", "reinterpret", "alloc_barrier", "alloc_tmem",
-      "alloc_reducer", "alloc_descriptor", "ClusterKernel", "Persistent",
-      "CUDASourceCodeKernel", "async_copy", "tma_copy", "transpose", "im2col",
-      "c2d_im2col", "wgmma_gemm", "tcgen05_gemm", "gemm_sp", "reshape", "view",
-      "reduce_bitand", "reduce_bitor", "reduce_bitxor", "cummax",
-      "warp_reduce_sum", "warp_reduce_max", "warp_reduce_min", "atomic_addx2",
-      "atomic_addx4", "atomic_or", "atomic_load", "atomic_store", "shfl_sync",
-      "shfl_xor", "shfl_up", "shfl_down", "get_thread_extent",
-      "get_block_binding", "annotate_safe_value",
-      "ws", "loop_break", "any_of",
-      "all_of", "dp4a", "call_intrin", "ptx_cp_async", "fence_proxy_async",
-      "reducer_init", "finalize_reducer", "get_lane_idx", "get_warp_idx",
-      "ldg32", "ldg64", "ldg128", "stg32", "stg64", "stg128",
-      "ieee_add", "ieee_mul", "fast_rcp",
-      "__exp", "__log", "__log2", "__sin", "__cos", "tvm_thread_allreduce",
-      "address_of", "access_ptr", "ptr", "handle", "float16x2", "float32x4"};
+  static const char *const Names[] = {"sync_threads",
+                                      "sync_warp",
+                                      "sync_grid",
+                                      "call_extern",
+                                      "import_source",
+                                      "print",
+                                      "device_assert",
+                                      "reinterpret",
+                                      "alloc_barrier",
+                                      "alloc_tmem",
+                                      "alloc_reducer",
+                                      "alloc_descriptor",
+                                      "ClusterKernel",
+                                      "Persistent",
+                                      "CUDASourceCodeKernel",
+                                      "async_copy",
+                                      "tma_copy",
+                                      "transpose",
+                                      "im2col",
+                                      "c2d_im2col",
+                                      "wgmma_gemm",
+                                      "tcgen05_gemm",
+                                      "gemm_sp",
+                                      "reshape",
+                                      "view",
+                                      "reduce_bitand",
+                                      "reduce_bitor",
+                                      "reduce_bitxor",
+                                      "cummax",
+                                      "warp_reduce_sum",
+                                      "warp_reduce_max",
+                                      "warp_reduce_min",
+                                      "atomic_addx2",
+                                      "atomic_addx4",
+                                      "atomic_or",
+                                      "atomic_load",
+                                      "atomic_store",
+                                      "shfl_sync",
+                                      "shfl_xor",
+                                      "shfl_up",
+                                      "shfl_down",
+                                      "get_thread_extent",
+                                      "get_block_binding",
+                                      "annotate_safe_value",
+                                      "ws",
+                                      "loop_break",
+                                      "any_of",
+                                      "all_of",
+                                      "dp4a",
+                                      "call_intrin",
+                                      "ptx_cp_async",
+                                      "fence_proxy_async",
+                                      "reducer_init",
+                                      "finalize_reducer",
+                                      "get_lane_idx",
+                                      "get_warp_idx",
+                                      "ldg32",
+                                      "ldg64",
+                                      "ldg128",
+                                      "stg32",
+                                      "stg64",
+                                      "stg128",
+                                      "ieee_add",
+                                      "ieee_mul",
+                                      "fast_rcp",
+                                      "__exp",
+                                      "__log",
+                                      "__log2",
+                                      "__sin",
+                                      "__cos",
+                                      "tvm_thread_allreduce",
+                                      "address_of",
+                                      "access_ptr",
+                                      "ptr",
+                                      "handle",
+                                      "float16x2",
+                                      "float32x4"};
   for (const char *N : Names)
     if (Name == N)
       return true;

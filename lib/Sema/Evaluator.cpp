@@ -28,10 +28,18 @@ ErrorReport::~ErrorReport() {
   if (!B)
     return;
   B.reset();
-  for (auto It = I->Frames.rbegin(); It != I->Frames.rend(); ++It) {
+  // One note per distinct call site, innermost first; deep recursion is
+  // cut short after a few.
+  const char *Last = nullptr;
+  unsigned Notes = 0;
+  for (auto It = I->Frames.rbegin(); It != I->Frames.rend() && Notes < 4;
+       ++It) {
     const Frame &F = **It;
-    if (F.CallSite.Start.isValid())
-      I->Diags.report(F.CallSite, diag::note_called_from) << F.FuncName;
+    if (!F.CallSite.Start.isValid() || F.CallSite.Start.getPointer() == Last)
+      continue;
+    Last = F.CallSite.Start.getPointer();
+    I->Diags.report(F.CallSite, diag::note_called_from) << F.FuncName;
+    ++Notes;
   }
 }
 
@@ -129,8 +137,9 @@ static Value evalBoolOp(Interp &I, const BoolOpExpr *E) {
     ir::Value *R = I.toRuntime(RV, Next->getRange());
     if (!L || !R)
       return Value::poison();
-    Acc = Value::runtime(I.B.createBinary(IsAnd ? ir::OpKind::And : ir::OpKind::Or,
-                                          I.toCondition(L), I.toCondition(R)));
+    Acc = Value::runtime(
+        I.B.createBinary(IsAnd ? ir::OpKind::And : ir::OpKind::Or,
+                         I.toCondition(L), I.toCondition(R)));
   }
   return Acc;
 }
@@ -277,7 +286,7 @@ Value Interp::evalName(const NameExpr *E) {
 
 Value Interp::lookupName(llvm::StringRef Name, llvm::SMRange R) {
   if (Value *V = scope().lookup(Name)) {
-    if (auto *S = V->getAs<StaleObj>()) {
+    if (V->getAs<StaleObj>()) {
       error(R, diag::err_use_after_runtime_if) << Name;
       return Value::poison();
     }
@@ -355,10 +364,12 @@ Value Interp::getAttribute(const Value &Base, llvm::StringRef Attr,
   if (auto *NS = Base.getAs<NamespaceObj>())
     return namespaceMember(*NS, Attr, AttrRange);
   if (auto *O = Base.getAs<OpaqueObj>())
-    return Value::object(std::make_shared<OpaqueObj>(O->Path + "." + Attr.str()));
+    return Value::object(
+        std::make_shared<OpaqueObj>(O->Path + "." + Attr.str()));
   Value V = valueAttribute(*this, Base, Attr, BaseRange);
   if (V.isPoison() && !Aborting)
-    error(AttrRange, diag::err_unknown_attribute) << typeName(Base) << Attr;
+    error(AttrRange, diag::err_unknown_attribute)
+        << exprText(BaseRange) << Attr;
   return V;
 }
 
@@ -457,7 +468,8 @@ static std::optional<int64_t> sequenceIndex(Interp &I, const Value &Idx,
 
 static Value sliceSequence(Interp &I, const Value &Base, const SliceExpr *S) {
   int64_t Len = Base.isStr() ? Base.getStr().size() : Base.elts().size();
-  auto Bound = [&](const ExprPtr &E, int64_t Default) -> std::optional<int64_t> {
+  auto Bound = [&](const ExprPtr &E,
+                   int64_t Default) -> std::optional<int64_t> {
     if (!E)
       return Default;
     Value V = I.eval(E.get());
@@ -561,7 +573,8 @@ static bool expandKwArgs(Interp &I, const Keyword &K, CallArgs &Out) {
     if (V.getAs<OpaqueObj>())
       return true;
     I.error(K.Value->getRange(), diag::err_type_mismatch)
-        << "'**' argument" << "a dict" << typeName(V);
+        << "'**' argument"
+        << "a dict" << typeName(V);
     return false;
   }
   for (auto &[Key, Val] : V.getDict().Items) {
@@ -610,7 +623,8 @@ static Value callDType(Interp &I, DType T, CallArgs &Args,
   if (!I.hasIR()) {
     if (!V.isNumber()) {
       I.error(Args.PosRanges[0], diag::err_type_mismatch)
-          << tileLangName(T).str() + "(...)" << "a number" << typeName(V);
+          << tileLangName(T).str() + "(...)"
+          << "a number" << typeName(V);
       return Value::poison();
     }
     return isFloat(T) ? Value::real(V.getNumber())
@@ -906,8 +920,8 @@ std::optional<std::vector<Value>> Interp::iterate(const Value &V,
     error(R, diag::err_tile_op_outside_kernel) << exprText(R);
     return std::nullopt;
   }
-  error(R, diag::err_type_mismatch) << "iteration" << "an iterable"
-                                    << typeName(V);
+  error(R, diag::err_type_mismatch) << "iteration"
+                                    << "an iterable" << typeName(V);
   return std::nullopt;
 }
 

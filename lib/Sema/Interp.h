@@ -111,8 +111,7 @@ struct Affine {
 
 class Interp {
 public:
-  Interp(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
-         const SemaOptions &Opts);
+  Interp(llvm::SourceMgr &SM, DiagnosticEngine &Diags, const SemaOptions &Opts);
 
   static constexpr unsigned MaxCallDepth = 100;
   static constexpr uint64_t MaxLoopIterations = 1u << 20;
@@ -140,15 +139,16 @@ public:
   /// kernel being built (eager @tilelang.jit functions).
   Value callFunction(FunctionObj &F, CallArgs &Args, llvm::SMRange CallRange,
                      bool KernelBody = false);
-  bool evalArgs(const ast::ExprList &Args,
-                const std::vector<ast::Keyword> &Kws, CallArgs &Out);
+  bool evalArgs(const ast::ExprList &Args, const std::vector<ast::Keyword> &Kws,
+                CallArgs &Out);
   std::shared_ptr<FunctionObj> makeFunction(const ast::FunctionDefStmt *D);
 
   //===--- Statements (Statements.cpp) ------------------------------------===//
   Flow exec(const ast::StmtList &Body);
   Flow exec(const ast::Stmt *S);
   /// Binds Target (a name, tuple/list of targets, subscript) to V.
-  void assign(const ast::Expr *Target, const Value &V, llvm::SMRange ValueRange);
+  void assign(const ast::Expr *Target, const Value &V,
+              llvm::SMRange ValueRange);
   /// Binds a name in the current frame, logging it in open runtime regions.
   void bindName(llvm::StringRef Name, Value V, llvm::SMRange R);
   /// Opens/closes a runtime region in the current frame.
@@ -215,7 +215,8 @@ public:
                     ir::Value *B);
 
   //===--- Builtins (Builtins.cpp) ----------------------------------------===//
-  Value callBuiltin(const BuiltinObj &B, CallArgs &Args, llvm::SMRange CallRange);
+  Value callBuiltin(const BuiltinObj &B, CallArgs &Args,
+                    llvm::SMRange CallRange);
   /// A member of T, tilelang, math, ...; Silent makes unknown members
   /// host-only values instead of errors (for imports and decorators).
   Value namespaceMember(const NamespaceObj &NS, llvm::StringRef Name,
@@ -226,8 +227,7 @@ public:
   void buildPrimFunc(FunctionObj &F, llvm::StringRef Name,
                      const FunctionTraits &Traits);
   /// Runs an eager `@tilelang.jit` function body as a kernel.
-  void buildEagerFunc(FunctionObj &F, CallArgs &Args, llvm::SMRange At,
-                      const std::vector<bool> &IsTensorParam);
+  void buildEagerFunc(FunctionObj &F, CallArgs &Args, llvm::SMRange At);
   Flow execKernel(const ast::WithStmt *S, KernelSpecObj &Spec);
   Flow execRuntimeFor(const ast::ForStmt *S, LoopObj &L);
   Value makeSymbol(llvm::StringRef Name, DType T);

@@ -35,7 +35,8 @@ Value Interp::makeSymbol(llvm::StringRef Name, DType T) {
 Value sema::tDynamic(Interp &I, BoundArgs &A) {
   if (!A[0].isStr()) {
     I.error(A.range(0), diag::err_type_mismatch)
-        << "name of a symbolic dimension" << "a str" << typeName(A[0]);
+        << "name of a symbolic dimension"
+        << "a str" << typeName(A[0]);
     return Value::poison();
   }
   auto T = I.dtypeOf(A[1], A.range(1), "dtype");
@@ -48,8 +49,8 @@ Value sema::tDynamic(Interp &I, BoundArgs &A) {
 /// -D value makes one a constant, otherwise it is a symbolic dim.
 Value sema::tConst(Interp &I, BoundArgs &A) {
   if (!A[0].isStr()) {
-    I.error(A.range(0), diag::err_type_mismatch)
-        << "T.const names" << "a str" << typeName(A[0]);
+    I.error(A.range(0), diag::err_type_mismatch) << "T.const names"
+                                                 << "a str" << typeName(A[0]);
     return Value::poison();
   }
   llvm::SmallVector<llvm::StringRef, 4> Names;
@@ -297,8 +298,7 @@ bool Interp::sealEagerSignature(llvm::SMRange At) {
   return true;
 }
 
-void Interp::buildEagerFunc(FunctionObj &F, CallArgs &Args, llvm::SMRange At,
-                            const std::vector<bool> &IsTensorParam) {
+void Interp::buildEagerFunc(FunctionObj &F, CallArgs &Args, llvm::SMRange At) {
   EagerState ES;
   ES.Name = F.Name;
   ES.Fn = &F;
@@ -318,7 +318,7 @@ void Interp::buildEagerFunc(FunctionObj &F, CallArgs &Args, llvm::SMRange At,
 static std::optional<std::vector<int64_t>> threadsOf(Interp &I, const Value &V,
                                                      llvm::SMRange R) {
   if (V.isNone())
-    return std::vector<int64_t>{128};
+    return std::vector<int64_t>{128, 1, 1};
   std::vector<Value> Items = V.isSequence() ? V.elts() : std::vector<Value>{V};
   if (Items.empty() || Items.size() > 3) {
     I.error(R, diag::err_bad_threads);
@@ -345,6 +345,7 @@ static std::optional<std::vector<int64_t>> threadsOf(Interp &I, const Value &V,
     I.error(R, diag::err_too_many_threads) << Total;
     return std::nullopt;
   }
+  Out.resize(3, 1);
   return Out;
 }
 
@@ -490,8 +491,8 @@ static Value allocBuffer(Interp &I, ir::Scope Scope,
 /// T.alloc_shared / alloc_fragment / alloc_local (shape, dtype, scope).
 static Value allocTile(Interp &I, BoundArgs &A) {
   if (!A[2].isStr()) {
-    I.error(A.range(2), diag::err_type_mismatch)
-        << "scope" << "a str" << typeName(A[2]);
+    I.error(A.range(2), diag::err_type_mismatch) << "scope"
+                                                 << "a str" << typeName(A[2]);
     return Value::poison();
   }
   auto Scope = parseScopeName(A[2].getStr());
@@ -560,15 +561,17 @@ static bool loopBounds(Interp &I, BoundArgs &A, LoopObj &L, int StepArg) {
     L.StartRange = A.range(0);
     L.StopRange = A.range(1);
   }
-  L.Step = StepArg >= 0 && !A[StepArg].isNone() ? A[StepArg] : Value::integer(1);
+  L.Step =
+      StepArg >= 0 && !A[StepArg].isNone() ? A[StepArg] : Value::integer(1);
   L.StepRange = StepArg >= 0 ? A.range(StepArg) : A.CallRange;
   for (const Value *V : {&L.Start, &L.Stop, &L.Step}) {
     if (V->isFloat() || V->isStr() || V->isSequence()) {
-      I.error(V == &L.Start ? L.StartRange
+      I.error(V == &L.Start  ? L.StartRange
               : V == &L.Stop ? L.StopRange
                              : L.StepRange,
               diag::err_type_mismatch)
-          << "loop bound" << "an integer" << typeName(*V);
+          << "loop bound"
+          << "an integer" << typeName(*V);
       return false;
     }
   }
@@ -629,8 +632,8 @@ Value sema::tParallel(Interp &I, BoundArgs &A) {
 static std::optional<std::vector<int64_t>>
 intList(Interp &I, const Value &V, llvm::SMRange R, llvm::StringRef What) {
   if (!V.isSequence()) {
-    I.error(R, diag::err_type_mismatch) << What << "a list of ints"
-                                        << typeName(V);
+    I.error(R, diag::err_type_mismatch)
+        << What << "a list of ints" << typeName(V);
     return std::nullopt;
   }
   std::vector<int64_t> Out;

@@ -200,8 +200,7 @@ void buildFactory(Interp &I, FunctionObj &F, const std::string &Name) {
     return;
   auto *PF = R.getAs<FunctionObj>();
   if (!PF || !PF->Traits.IsPrimFunc) {
-    I.error(F.NameRange, diag::err_factory_no_prim_func) << Name
-                                                         << typeName(R);
+    I.error(F.NameRange, diag::err_factory_no_prim_func) << Name << typeName(R);
     return;
   }
   FunctionTraits Traits = PF->Traits;
@@ -223,7 +222,7 @@ void buildCandidate(Interp &I, const KernelCandidate &C) {
     CallArgs Args;
     std::vector<bool> Tensors = tensorParams(C.Def);
     if (factoryArgs(I, *F, Tensors, Args))
-      I.buildEagerFunc(*F, Args, C.Def->NameRange, Tensors);
+      I.buildEagerFunc(*F, Args, C.Def->NameRange);
     return;
   }
   }
@@ -245,7 +244,8 @@ bool selectKernels(Interp &I, const Module &M,
   std::string Names;
   for (const KernelCandidate &C : Cands)
     Names += (Names.empty() ? "" : ", ") + C.Name;
-  llvm::erase_if(Cands, [&](const KernelCandidate &C) { return C.Name != Want; });
+  llvm::erase_if(Cands,
+                 [&](const KernelCandidate &C) { return C.Name != Want; });
   if (!Cands.empty())
     return true;
   I.Diags.report(Location(), diag::err_unknown_kernel) << Want;

@@ -77,8 +77,8 @@ static Value extremum(Interp &I, BoundArgs &A, bool IsMax) {
       auto P = I.promote(Best, V, Ranges[0], Ranges[K]);
       if (!P)
         return Value::poison();
-      Best = Value::runtime(I.emitBinary(IsMax ? ir::OpKind::Max : ir::OpKind::Min,
-                                         P->first, P->second));
+      Best = Value::runtime(I.emitBinary(
+          IsMax ? ir::OpKind::Max : ir::OpKind::Min, P->first, P->second));
       continue;
     }
     Value Less = I.compare(ast::CompareOp::Lt, IsMax ? Best : V,
@@ -186,7 +186,8 @@ Value sema::pyEnumerate(Interp &I, BoundArgs &A) {
     return Value::poison();
   std::vector<Value> Out;
   for (size_t K = 0; K < Items->size(); ++K)
-    Out.push_back(Value::tuple({Value::integer(*Start + int64_t(K)), (*Items)[K]}));
+    Out.push_back(
+        Value::tuple({Value::integer(*Start + int64_t(K)), (*Items)[K]}));
   return Value::list(std::move(Out));
 }
 
@@ -375,8 +376,8 @@ Value sema::mPop(Interp &I, BoundArgs &A) {
     return Value::poison();
   int64_t At = *K < 0 ? *K + int64_t(Elts.size()) : *K;
   if (At < 0 || At >= int64_t(Elts.size())) {
-    I.error(A.range(0), diag::err_index_out_of_range) << *K << "list"
-                                                      << Elts.size();
+    I.error(A.range(0), diag::err_index_out_of_range)
+        << *K << "list" << Elts.size();
     return Value::poison();
   }
   Value V = Elts[At];
@@ -489,13 +490,15 @@ Value sema::mJoin(Interp &I, BoundArgs &A) {
 Value sema::mStartsWith(Interp &I, BoundArgs &A) {
   if (!receiver(I, A, A.self().isStr()) || !A[0].isStr())
     return Value::poison();
-  return Value::boolean(llvm::StringRef(A.self().getStr()).startswith(A[0].getStr()));
+  return Value::boolean(
+      llvm::StringRef(A.self().getStr()).startswith(A[0].getStr()));
 }
 
 Value sema::mEndsWith(Interp &I, BoundArgs &A) {
   if (!receiver(I, A, A.self().isStr()) || !A[0].isStr())
     return Value::poison();
-  return Value::boolean(llvm::StringRef(A.self().getStr()).endswith(A[0].getStr()));
+  return Value::boolean(
+      llvm::StringRef(A.self().getStr()).endswith(A[0].getStr()));
 }
 
 /// str.format: only messages need it, so `{}` placeholders are filled with
@@ -587,8 +590,9 @@ Value sema::mathRound(Interp &I, BoundArgs &A) {
   if (!X)
     return Value::poison();
   llvm::StringRef Fn = A.Spec->Name;
-  double R = Fn == "ceil" ? std::ceil(*X) : Fn == "floor" ? std::floor(*X)
-                                                          : std::trunc(*X);
+  double R = Fn == "ceil"    ? std::ceil(*X)
+             : Fn == "floor" ? std::floor(*X)
+                             : std::trunc(*X);
   if (!std::isfinite(R) || std::fabs(R) >= 9.2e18) {
     I.error(A.range(0), diag::err_int_overflow);
     return Value::poison();

@@ -113,7 +113,8 @@ static void assignName(Interp &I, const NameExpr *N, Value V,
     I.error(N->getRange(), diag::err_assign_to_loop_var) << N->Id;
     return;
   }
-  if (auto *Ref = V.getAs<BufferRefObj>(); Ref && !Ref->hasSlice() && I.hasIR()) {
+  if (auto *Ref = V.getAs<BufferRefObj>();
+      Ref && !Ref->hasSlice() && I.hasIR()) {
     ir::Value *X = I.toRuntime(V, ValueRange);
     V = X ? Value::runtime(X) : Value::poison();
   }
@@ -128,7 +129,8 @@ static void assignName(Interp &I, const NameExpr *N, Value V,
 }
 
 static void assignSequence(Interp &I, const ExprList &Targets, const Value &V,
-                           llvm::SMRange ValueRange, llvm::SMRange TargetRange) {
+                           llvm::SMRange ValueRange,
+                           llvm::SMRange TargetRange) {
   auto Items = I.iterate(V, ValueRange);
   if (!Items) {
     for (const ExprPtr &T : Targets)
@@ -141,8 +143,8 @@ static void assignSequence(Interp &I, const ExprList &Targets, const Value &V,
       Star = K;
   size_t Fixed = Targets.size() - (Star < Targets.size() ? 1 : 0);
   if (Star == Targets.size() ? Items->size() != Fixed : Items->size() < Fixed) {
-    I.error(TargetRange, diag::err_unpack_count) << Items->size()
-                                                 << Targets.size();
+    I.error(TargetRange, diag::err_unpack_count)
+        << Items->size() << Targets.size();
     for (const ExprPtr &T : Targets)
       I.assign(T.get(), Value::poison(), ValueRange);
     return;
@@ -153,8 +155,7 @@ static void assignSequence(Interp &I, const ExprList &Targets, const Value &V,
       I.assign(Targets[K].get(), (*Items)[Pos++], ValueRange);
       continue;
     }
-    std::vector<Value> Rest((*Items).begin() + Pos,
-                            (*Items).end() - After);
+    std::vector<Value> Rest((*Items).begin() + Pos, (*Items).end() - After);
     Pos += Rest.size();
     I.assign(llvm::cast<StarredExpr>(Targets[K].get())->Value.get(),
              Value::list(std::move(Rest)), ValueRange);
@@ -257,13 +258,18 @@ static Flow execAugAssign(Interp &I, const AugAssignStmt *S) {
   }
   Value Base = I.eval(Sub->Value.get());
   Value Old = I.subscript(Base, Sub->Index.get(), Sub->Value->getRange());
-  Value Rhs = I.eval(S->Value.get());
-  Value New = I.binary(S->Op, Old, Rhs, TR, VR, Whole);
   if (auto *Ref = Old.getAs<BufferRefObj>()) {
+    // Python reads the element before evaluating the right-hand side.
+    ir::Value *Cur = Ref->hasSlice() ? nullptr : I.toRuntime(Old, TR);
+    Value Rhs = I.eval(S->Value.get());
+    Value New = Cur ? I.binary(S->Op, Value::runtime(Cur), Rhs, TR, VR, Whole)
+                    : I.binary(S->Op, Old, Rhs, TR, VR, Whole);
     if (!New.isPoison())
       storeRef(I, *Ref, New, Whole);
     return Flow::Normal;
   }
+  Value Rhs = I.eval(S->Value.get());
+  Value New = I.binary(S->Op, Old, Rhs, TR, VR, Whole);
   I.assign(Sub, New, Whole);
   return I.Aborting ? Flow::Abort : Flow::Normal;
 }
@@ -501,7 +507,8 @@ static void readOutIdx(Interp &I, const CallExpr *C, FunctionTraits &T) {
     Value V = I.eval(K.Value.get());
     if (V.isNone() || V.isPoison())
       return;
-    std::vector<Value> Items = V.isSequence() ? V.elts() : std::vector<Value>{V};
+    std::vector<Value> Items =
+        V.isSequence() ? V.elts() : std::vector<Value>{V};
     for (const Value &Item : Items)
       if (auto N = I.constInt(Item, K.Value->getRange(), "out_idx"))
         T.OutIdx.push_back(*N);
@@ -539,7 +546,8 @@ static Flow execFunctionDef(Interp &I, const FunctionDefStmt *D) {
 static Value moduleValue(llvm::StringRef Dotted) {
   using NS = NamespaceObj::NS;
   if (Dotted == "tilelang")
-    return Value::object(std::make_shared<NamespaceObj>(NS::TileLang, "tilelang"));
+    return Value::object(
+        std::make_shared<NamespaceObj>(NS::TileLang, "tilelang"));
   if (Dotted == "tilelang.language")
     return Value::object(std::make_shared<NamespaceObj>(NS::Language, "T"));
   if (Dotted == "tilelang.layout")

@@ -109,8 +109,8 @@ Value sema::tPow(Interp &I, BoundArgs &A) {
 static Value minMax(Interp &I, bool IsMax, const Value &L, const Value &R,
                     llvm::SMRange LR, llvm::SMRange RR) {
   if (L.isNumber() && R.isNumber()) {
-    bool PickL = IsMax ? L.getNumber() >= R.getNumber()
-                       : L.getNumber() <= R.getNumber();
+    bool PickL =
+        IsMax ? L.getNumber() >= R.getNumber() : L.getNumber() <= R.getNumber();
     return PickL ? L : R;
   }
   auto P = I.promote(L, R, LR, RR);
@@ -169,7 +169,8 @@ Value sema::tCeilDiv(Interp &I, BoundArgs &A) {
 Value sema::tFloorDivMod(Interp &I, BoundArgs &A) {
   ast::BinaryOp Op = A.id() == BuiltinID::TFloorMod ? ast::BinaryOp::Mod
                                                     : ast::BinaryOp::FloorDiv;
-  if (A.id() == BuiltinID::TTruncDiv && !(A[0].isIntLike() && A[1].isIntLike())) {
+  if (A.id() == BuiltinID::TTruncDiv &&
+      !(A[0].isIntLike() && A[1].isIntLike())) {
     auto P = I.promote(A[0], A[1], A.range(0), A.range(1));
     if (!P)
       return Value::poison();
@@ -199,7 +200,8 @@ Value sema::tInfinity(Interp &I, BoundArgs &A) {
     return Value::poison();
   if (!isFloat(*T)) {
     I.error(A.range(0), diag::err_type_mismatch)
-        << "T.infinity dtype" << "a float dtype" << tileLangName(*T).str();
+        << "T.infinity dtype"
+        << "a float dtype" << tileLangName(*T).str();
     return Value::poison();
   }
   return typedFloat(I, std::numeric_limits<double>::infinity(), *T);

@@ -50,9 +50,8 @@ static Region wholeBuffer(BufferObj &Buf) {
   Out.Buf = &Buf;
   Out.R.Buffer = Buf.IR;
   for (const ir::Dim &D : Buf.Dims) {
-    Out.R.Extent.push_back(D.isStatic()
-                               ? ir::Attribute::integer(D.getValue())
-                               : ir::Attribute::string(D.getSymbol()));
+    Out.R.Extent.push_back(D.isStatic() ? ir::Attribute::integer(D.getValue())
+                                        : ir::Attribute::string(D.getSymbol()));
     Out.Starts.push_back(0);
     Out.ExtText.push_back(extentText(Out.R.Extent.back()));
   }
@@ -112,14 +111,15 @@ static bool addIndex(Interp &I, Region &Out, unsigned D, IndexItem &Item) {
     I.error(Item.Range, diag::err_slice_step);
     return false;
   }
-  Value Start = Item.IsSlice && Item.Index.isNone() ? Value::integer(0)
-                                                    : Item.Index;
+  Value Start =
+      Item.IsSlice && Item.Index.isNone() ? Value::integer(0) : Item.Index;
   ir::Value *Lo = I.toIndex(Start, Item.Range);
   if (!Lo)
     return false;
   Out.R.Indices.push_back(Lo);
-  Out.Starts.push_back(Start.isIntLike() ? std::optional<int64_t>(Start.getInt())
-                                         : std::nullopt);
+  Out.Starts.push_back(Start.isIntLike()
+                           ? std::optional<int64_t>(Start.getInt())
+                           : std::nullopt);
   ir::Attribute Ext = ir::Attribute::integer(Out.ElementForm ? -1 : 1);
   if (Item.IsSlice) {
     auto E = sliceExtent(I, *Out.Buf, D, Item, Lo);
@@ -280,11 +280,14 @@ static bool checkGemmShapes(Interp &I, BoundArgs &A, BufferObj &Am,
   };
   std::string Problem;
   if (!sameDim(KA, KB))
-    Problem = "reduction dims differ (" + dimText(KA) + " vs " + dimText(KB) + ")";
+    Problem =
+        "reduction dims differ (" + dimText(KA) + " vs " + dimText(KB) + ")";
   else if (!sameDim(Cm.Dims[0], M))
-    Problem = "C has " + dimText(Cm.Dims[0]) + " rows, expected M = " + dimText(M);
+    Problem =
+        "C has " + dimText(Cm.Dims[0]) + " rows, expected M = " + dimText(M);
   else if (!sameDim(Cm.Dims[1], N))
-    Problem = "C has " + dimText(Cm.Dims[1]) + " columns, expected N = " + dimText(N);
+    Problem =
+        "C has " + dimText(Cm.Dims[1]) + " columns, expected N = " + dimText(N);
   if (Problem.empty())
     return true;
   I.error(A.CallRange, diag::err_gemm_shape) << Problem + ": " + Shapes();
@@ -389,16 +392,15 @@ static BufferObj *tileOperand(Interp &I, BoundArgs &A, unsigned K) {
     return nullptr;
   if (Buf->Scope == ir::Scope::Global) {
     I.error(A.range(K), diag::err_wrong_scope)
-        << A.name() << Buf->Name << "global" << "fragment, shared or local";
+        << A.name() << Buf->Name << "global"
+        << "fragment, shared or local";
     return nullptr;
   }
-  if (!Buf->Dims.empty())
-    return Buf;
-  return nullptr;
+  return Buf;
 }
 
-static std::optional<int64_t> normalizedDim(Interp &I, BoundArgs &A,
-                                            unsigned K, size_t Rank) {
+static std::optional<int64_t> normalizedDim(Interp &I, BoundArgs &A, unsigned K,
+                                            size_t Rank) {
   auto D = I.constInt(A[K], A.range(K), "dim");
   if (!D)
     return std::nullopt;
@@ -447,7 +449,8 @@ Value sema::tReduce(Interp &I, BoundArgs &A) {
   bool HasClear = A.id() != BuiltinID::TReduceAbsSum;
   auto Clear = HasClear ? I.constBool(A[3], A.range(3), "clear")
                         : std::optional<bool>(true);
-  auto Batch = I.constInt(A[HasClear ? 4 : 3], A.range(HasClear ? 4 : 3), "batch");
+  auto Batch =
+      I.constInt(A[HasClear ? 4 : 3], A.range(HasClear ? 4 : 3), "batch");
   if (!Dim || !Clear || !Batch)
     return Value::poison();
   if (*Batch != 1) {
@@ -484,8 +487,8 @@ Value sema::tCumsum(Interp &I, BoundArgs &A) {
     I.error(A.CallRange, diag::err_reduce_shape)
         << "cumsum"
         << "source '" + Src->Name + "' " + formatDims(Src->Dims) +
-               " and destination '" + Dst->Name + "' " +
-               formatDims(Dst->Dims) + " have different shapes";
+               " and destination '" + Dst->Name + "' " + formatDims(Dst->Dims) +
+               " have different shapes";
     return Value::poison();
   }
   I.B.createCumsum(Src->IR, Dst->IR, *Dim, *Reverse);
@@ -513,7 +516,8 @@ Value sema::tAtomic(Interp &I, BoundArgs &A) {
     return Value::poison();
   ir::Scope S = Dst->Buf->Scope;
   if (S != ir::Scope::Global && S != ir::Scope::Shared) {
-    I.error(A.range(0), diag::err_atomic_target) << llvm::StringRef(A.Spec->Name);
+    I.error(A.range(0), diag::err_atomic_target)
+        << llvm::StringRef(A.Spec->Name);
     return Value::poison();
   }
   if (*Prev) {
@@ -528,7 +532,8 @@ Value sema::tAtomic(Interp &I, BoundArgs &A) {
     return Value::none();
   }
   if (!Dst->ElementForm) {
-    I.error(A.range(0), diag::err_atomic_target) << llvm::StringRef(A.Spec->Name);
+    I.error(A.range(0), diag::err_atomic_target)
+        << llvm::StringRef(A.Spec->Name);
     return Value::poison();
   }
   ir::Value *V = I.toRuntimeAs(A[1], Dst->Buf->Ty, A.range(1));
@@ -647,8 +652,8 @@ Value sema::tFragmentLayout(Interp &I, BoundArgs &A) {
   for (unsigned K : {1u, 2u, 3u})
     if (!checkLayoutFn(I, A, K, Shape->size()))
       return Value::poison();
-  return Value::object(std::make_shared<LayoutObj>(
-      "Fragment(" + formatDims(*Shape) + ")"));
+  return Value::object(
+      std::make_shared<LayoutObj>("Fragment(" + formatDims(*Shape) + ")"));
 }
 
 Value sema::lMakeSwizzled(Interp &I, BoundArgs &A) {
@@ -660,6 +665,6 @@ Value sema::lMakeSwizzled(Interp &I, BoundArgs &A) {
         << A.name() << Buf->Name << ir::scopeName(Buf->Scope) << "shared";
     return Value::poison();
   }
-  return Value::object(std::make_shared<LayoutObj>(
-      std::string(A.Spec->Name) + "(" + Buf->Name + ")"));
+  return Value::object(std::make_shared<LayoutObj>(std::string(A.Spec->Name) +
+                                                   "(" + Buf->Name + ")"));
 }

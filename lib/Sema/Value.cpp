@@ -118,11 +118,14 @@ static std::string objectTypeName(const Object &O) {
   case Object::Kind::Symbol:
     return "symbolic dimension";
   case Object::Kind::Buffer:
-    return std::string(
-               ir::scopeName(llvm::cast<BufferObj>(O).Scope)) +
+    return std::string(ir::scopeName(llvm::cast<BufferObj>(O).Scope)) +
            " buffer";
-  case Object::Kind::BufferRef:
-    return "buffer region";
+  case Object::Kind::BufferRef: {
+    auto &Ref = llvm::cast<BufferRefObj>(O);
+    if (Ref.hasSlice())
+      return "buffer region";
+    return "runtime " + tileLangName(Ref.Buf->Ty).str() + " value";
+  }
   case Object::Kind::TensorType:
     return "tensor type";
   case Object::Kind::Loop:
@@ -159,8 +162,7 @@ std::string sema::typeName(const Value &V) {
     return "dict";
   case Value::Kind::Runtime:
     return "runtime " +
-           tileLangName(V.getRuntime()->getType().getDType()).str() +
-           " value";
+           tileLangName(V.getRuntime()->getType().getDType()).str() + " value";
   case Value::Kind::Object:
     return objectTypeName(*V.getObject());
   case Value::Kind::Poison:

@@ -49,7 +49,17 @@ struct DictData;
 class Value {
 public:
   enum class Kind : uint8_t {
-    None, Bool, Int, Float, Str, DType, Tuple, List, Dict, Runtime, Object,
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    DType,
+    Tuple,
+    List,
+    Dict,
+    Runtime,
+    Object,
     Poison
   };
 
@@ -127,8 +137,19 @@ class Scope;
 class Object {
 public:
   enum class Kind {
-    Function, Builtin, Namespace, Opaque, Policy, Symbol, Buffer,
-    BufferRef, TensorType, Loop, KernelSpec, Layout, Stale
+    Function,
+    Builtin,
+    Namespace,
+    Opaque,
+    Policy,
+    Symbol,
+    Buffer,
+    BufferRef,
+    TensorType,
+    Loop,
+    KernelSpec,
+    Layout,
+    Stale
   };
   explicit Object(Kind K) : K(K) {}
   virtual ~Object() = default;
@@ -269,7 +290,14 @@ public:
 /// T.serial, T.unroll, T.vectorized or range().
 class LoopObj : public Object {
 public:
-  enum class LoopKind { Serial, Pipelined, Unroll, Vectorized, Parallel, Range };
+  enum class LoopKind {
+    Serial,
+    Pipelined,
+    Unroll,
+    Vectorized,
+    Parallel,
+    Range
+  };
   explicit LoopObj(LoopKind LK) : Object(Kind::Loop), LK(LK) {}
   TILEC_SEMA_OBJECT(Loop)
   LoopKind LK;

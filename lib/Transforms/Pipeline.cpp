@@ -8,8 +8,12 @@
 
 #include "tilec/Transforms/Pipeline.h"
 #include "CheckTarget.h"
+#include "ExpandTileOps.h"
 #include "FoldConstants.h"
 #include "InferCopyExtents.h"
+#include "LayoutInference.h"
+#include "LowerFragments.h"
+#include "LowerParallel.h"
 #include "ResolveStaticIf.h"
 #include "tilec/Transforms/PassManager.h"
 
@@ -20,9 +24,14 @@ void tilec::registerAllPasses() {
   registerPass("resolve-static-if", createResolveStaticIfPass);
   registerPass("copy-extent", createInferCopyExtentsPass);
   registerPass("check-target", createCheckTargetPass);
+  registerPass("expand-tile-ops", createExpandTileOpsPass);
+  registerPass("layout-inference", createLayoutInferencePass);
+  registerPass("lower-parallel", createLowerParallelPass);
+  registerPass("lower-fragments", createLowerFragmentsPass);
 }
 
-void tilec::buildDefaultPipeline(PassManager &PM, const Target &) {
+void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
+                                 PipelineEnd End) {
   // Front-end cleanup: constants Sema could not see through fold in the IR,
   // and control flow they decide disappears.
   PM.addPass(createFoldConstantsPass());
@@ -30,6 +39,15 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &) {
   // Tile-operator regions and the checks that need the target.
   PM.addPass(createInferCopyExtentsPass());
   PM.addPass(createCheckTargetPass());
-  // Final cleanup after the checks.
+  PM.addPass(createFoldConstantsPass());
+  if (End == PipelineEnd::TileIR)
+    return;
+  // CUDA-core lowering: tile copies become parallel loops, every fragment
+  // and loop gets a layout, loops are bound to threads (and vectorized),
+  // fragments become per-thread registers.
+  PM.addPass(createExpandTileOpsPass());
+  PM.addPass(createLayoutInferencePass());
+  PM.addPass(createLowerParallelPass());
+  PM.addPass(createLowerFragmentsPass());
   PM.addPass(createFoldConstantsPass());
 }

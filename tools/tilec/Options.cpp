@@ -1,7 +1,6 @@
 //===- Options.cpp - Command-line options of the tilec driver ---------------===//
 
 #include "Options.h"
-#include "tilec/Support/Target.h"
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -19,6 +18,8 @@ const char *tilec::emitKindName(EmitKind K) {
     return "ast";
   case EmitKind::IR:
     return "ir";
+  case EmitKind::LoweredIR:
+    return "lowered-ir";
   case EmitKind::CUDA:
     return "cuda";
   case EmitKind::HIP:
@@ -31,7 +32,8 @@ namespace {
 
 const std::map<std::string, EmitKind> EmitNames = {
     {"tokens", EmitKind::Tokens}, {"ast", EmitKind::AST},
-    {"ir", EmitKind::IR},         {"cuda", EmitKind::CUDA},
+    {"ir", EmitKind::IR},         {"lowered-ir", EmitKind::LoweredIR},
+    {"cuda", EmitKind::CUDA},
     {"hip", EmitKind::HIP}};
 
 const std::map<std::string, InputFormat> FormatNames = {
@@ -82,9 +84,11 @@ void addOptions(CLI::App &App, DriverOptions &Opts,
   App.add_option("-D", Defines, "Set a kernel parameter: -D name=value")
       ->allow_extra_args(false);
   App.add_option("--kernel", Opts.Kernel, "Compile only the kernel NAME");
-  App.add_option("--target", Opts.TargetName, "Target GPU")
-      ->check(CLI::IsMember(knownTargetNames()));
-  App.add_option("--emit", Opts.Emit, "What to write")
+  App.add_option("--target", Opts.TargetName,
+                 "Target GPU: sm_80 (default), sm_90, gfx90a, gfx940");
+  App.add_option("--emit", Opts.Emit,
+                 "What to write: tokens, ast, ir (checked tile IR), lowered-ir, "
+                 "cuda (default; .cu/.h/.json), hip")
       ->transform(CLI::CheckedTransformer(EmitNames));
   App.add_option("--input-format", Opts.Format,
                  "Input language (default: by suffix, .tir is IR)")

@@ -9,7 +9,7 @@
 
 namespace tilec {
 
-enum class EmitKind { Tokens, AST, IR, CUDA, HIP };
+enum class EmitKind { Tokens, AST, IR, LoweredIR, CUDA, HIP };
 enum class InputFormat { Auto, Tile, TIR };
 
 const char *emitKindName(EmitKind K);
@@ -19,7 +19,7 @@ struct DriverOptions {
   std::string Output;
   std::map<std::string, std::string> Defines;
   std::string Kernel;
-  std::string TargetName = "sm_90";
+  std::string TargetName = "sm_80";
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;
   InputFormat Format = InputFormat::Auto;

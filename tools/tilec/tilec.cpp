@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Options.h"
+#include "tilec/CodeGen/CUDAEmitter.h"
 #include "tilec/IR/IRParser.h"
 #include "tilec/IR/Printer.h"
 #include "tilec/IR/Verifier.h"
@@ -17,13 +18,24 @@
 #include "tilec/Support/Diagnostics.h"
 #include "tilec/Transforms/PassManager.h"
 #include "tilec/Transforms/Pipeline.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <fmt/format.h>
 
 using namespace tilec;
 
 namespace {
+
+/// The .cu path: -o as given, else the input's stem in the current
+/// directory.
+std::string cudaOutputPath(const DriverOptions &Opts) {
+  if (!Opts.Output.empty())
+    return Opts.Output;
+  llvm::StringRef Stem = llvm::sys::path::stem(Opts.Input);
+  return (Stem.empty() || Opts.Input == "-" ? "kernel" : Stem.str()) + ".cu";
+}
 
 /// One compilation of one input buffer (a whole file, or one chunk of it
 /// under --split-input-file).
@@ -35,6 +47,7 @@ public:
       : Opts(Opts), SM(SM), Diags(Diags), Tgt(Tgt), OS(OS) {}
 
   void run(unsigned BufferID, bool IsIR) {
+    ErrorsAtStart = Diags.numErrors();
     if (IsIR)
       return runIR(BufferID);
     runTile(BufferID);
@@ -45,7 +58,7 @@ private:
     if (Opts.Emit == EmitKind::Tokens)
       return printTokensOf(BufferID);
     std::unique_ptr<ast::Module> AST = parseFile(SM, BufferID, Diags);
-    if (Diags.hasErrors())
+    if (failed())
       return;
     if (Opts.Emit == EmitKind::AST)
       return printAST(*AST, SM, OS);
@@ -55,7 +68,7 @@ private:
     SemaOpts.Tgt = &Tgt;
     std::unique_ptr<ir::Operation> Module =
         buildModule(*AST, SM, Diags, SemaOpts);
-    if (!Module || Diags.hasErrors())
+    if (!Module || failed())
       return;
     lowerAndEmit(*Module, /*DefaultPipeline=*/Opts.Passes.empty());
   }
@@ -81,7 +94,9 @@ private:
   void lowerAndEmit(ir::Operation &Module, bool DefaultPipeline) {
     PassManager PM(passManagerOptions());
     if (DefaultPipeline)
-      buildDefaultPipeline(PM, Tgt);
+      buildDefaultPipeline(PM, Tgt,
+                           Opts.Emit == EmitKind::IR ? PipelineEnd::TileIR
+                                                     : PipelineEnd::LoweredIR);
     for (const std::string &Name : Opts.Passes) {
       if (!PM.addPass(Name)) {
         Diags.report(Location(), diag::err_unknown_pass) << Name;
@@ -89,7 +104,7 @@ private:
       }
     }
     PassContext Ctx{Diags, Tgt};
-    if (!PM.run(Module, Ctx) || Diags.hasErrors())
+    if (!PM.run(Module, Ctx) || failed())
       return;
     emit(Module);
   }
@@ -112,18 +127,55 @@ private:
   }
 
   void emit(ir::Operation &Module) {
-    if (Opts.Emit == EmitKind::IR)
+    if (Opts.Emit == EmitKind::IR || Opts.Emit == EmitKind::LoweredIR)
       return ir::printModule(Module, OS, printOptions());
+    if (Opts.Emit == EmitKind::CUDA && Tgt.isCUDA())
+      return emitCUDAFiles(Module);
     Diags.report(Location(), diag::err_feature_unsupported)
-        << fmt::format("--emit={} (code generation for {})",
-                       emitKindName(Opts.Emit), Tgt.Name);
+        << fmt::format("--emit={} for target {}", emitKindName(Opts.Emit),
+                       Tgt.Name);
   }
+
+  /// Writes NAME.cu at the -o path and NAME.h / NAME.json beside it.
+  void emitCUDAFiles(ir::Operation &Module) {
+    std::string CuPath = cudaOutputPath(Opts);
+    CodeGenOptions CG;
+    CG.Tgt = Tgt;
+    CG.BaseName = llvm::sys::path::stem(CuPath).str();
+    CG.SourceName = Opts.Input;
+    CG.Version = TILEC_VERSION;
+    CG.LineDirectives = Opts.LineDirectives;
+    EmittedFiles Files;
+    if (!emitCUDA(Module, CG, Files, Diags))
+      return;
+    llvm::SmallString<256> Base(CuPath);
+    llvm::sys::path::replace_extension(Base, "");
+    writeFile(CuPath, Files.Source);
+    writeFile((Base + ".h").str(), Files.Header);
+    writeFile((Base + ".json").str(), Files.Manifest);
+  }
+
+  void writeFile(const std::string &Path, const std::string &Text) {
+    std::error_code EC;
+    llvm::raw_fd_ostream File(Path, EC, llvm::sys::fs::OF_Text);
+    if (EC) {
+      Diags.report(Location(), diag::err_cannot_write_file)
+          << Path << EC.message();
+      return;
+    }
+    File << Text;
+  }
+
+  /// Errors in this buffer only: under --split-input-file the engine is
+  /// shared by all chunks.
+  bool failed() const { return Diags.numErrors() != ErrorsAtStart; }
 
   const DriverOptions &Opts;
   llvm::SourceMgr &SM;
   DiagnosticEngine &Diags;
   const Target &Tgt;
   llvm::raw_ostream &OS;
+  unsigned ErrorsAtStart = 0;
 };
 
 /// Splits \p Buffer at lines equal to \p Marker. Each chunk keeps the line
@@ -170,9 +222,14 @@ bool isIRInput(const DriverOptions &Opts, llvm::StringRef Text) {
   return false;
 }
 
+bool emitsFiles(const DriverOptions &Opts) {
+  return Opts.Emit == EmitKind::CUDA || Opts.Emit == EmitKind::HIP;
+}
+
 std::unique_ptr<llvm::raw_fd_ostream> openOutput(const DriverOptions &Opts,
                                                  DiagnosticEngine &Diags) {
-  std::string Path = Opts.Output.empty() ? "-" : Opts.Output;
+  std::string Path =
+      Opts.Output.empty() || emitsFiles(Opts) ? "-" : Opts.Output;
   std::error_code EC;
   auto OS = std::make_unique<llvm::raw_fd_ostream>(Path, EC);
   if (!EC)

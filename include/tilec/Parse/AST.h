@@ -5,6 +5,10 @@
 // kernels use. Every node owns its children and records the source range it
 // was parsed from. Nodes use LLVM-style RTTI (isa/dyn_cast via classof).
 //
+// Ranges are half-open: Start is the first character of the node's first
+// token, End points just past its last token. Parentheses around an
+// expression belong to the enclosing node, as in Python's ast.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_PARSE_AST_H
 #define TILEC_PARSE_AST_H

@@ -17,8 +17,16 @@ struct Target;
 /// --print-ir-after). Idempotent.
 void registerAllPasses();
 
-/// Appends the default pipeline for \p Tgt to \p PM.
-void buildDefaultPipeline(PassManager &PM, const Target &Tgt);
+/// Where the default pipeline stops.
+enum class PipelineEnd {
+  /// Checked tile IR: what `--emit=ir` shows (tile operators, fragments).
+  TileIR,
+  /// Low-level IR ready for an emitter (`--emit=lowered-ir`, `--emit=cuda`).
+  LoweredIR
+};
+
+/// Appends the default pipeline for \p Tgt, up to \p End, to \p PM.
+void buildDefaultPipeline(PassManager &PM, const Target &Tgt, PipelineEnd End);
 
 } // namespace tilec
 

@@ -1,0 +1,402 @@
+//===- LayoutInference.cpp - Fragment and loop layouts --------------------===//
+
+#include "LayoutInference.h"
+#include "IndexExprToIR.h"
+#include "LoopAccess.h"
+#include "tilec/IR/Operation.h"
+#include "tilec/Layout/LayoutParser.h"
+#include "tilec/Layout/ThreadLayouts.h"
+#include "tilec/Support/Diagnostics.h"
+#include <map>
+
+using namespace tilec;
+using namespace tilec::ir;
+using layout::Fragment;
+using layout::IndexExpr;
+
+static std::vector<int64_t> staticShape(const Value *Buf) {
+  return Buf->getType().getStaticShape().value_or(std::vector<int64_t>{});
+}
+
+/// The default fragment of the library when \p L is one (V recovered).
+static std::optional<int64_t> defaultVectorWidth(const Fragment &L,
+                                                 int64_t Threads) {
+  int64_t N = layout::shapeSize(L.getInputShape());
+  for (int64_t V : {1, 2, 4, 8, 16})
+    if (N % V == 0 && L.getReplicateSize() == 1 &&
+        layout::makeDefaultFragment(L.getInputShape(), Threads, V)
+                .toString() == L.toString())
+      return V;
+  return std::nullopt;
+}
+
+/// Row broadcast of a default layout: kept variables are a prefix.
+static std::optional<Fragment> rowBroadcast(const Fragment &Loop,
+                                            llvm::ArrayRef<unsigned> Kept,
+                                            int64_t Threads) {
+  auto V = defaultVectorWidth(Loop, Threads);
+  llvm::ArrayRef<int64_t> Shape = Loop.getInputShape();
+  for (unsigned K = 0; K != Kept.size(); ++K)
+    if (Kept[K] != K)
+      return std::nullopt;
+  int64_t Rows = 1, Cols = 1;
+  for (unsigned K = 0; K != Shape.size(); ++K)
+    (K < Kept.size() ? Rows : Cols) *= Shape[K];
+  if (!V || Cols % *V != 0)
+    return std::nullopt;
+  int64_t PerRow = Cols / *V;
+  if (PerRow < Threads && Threads % PerRow != 0)
+    return std::nullopt;
+  return layout::makeBroadcastRowFragment(Rows, Cols, Threads, *V);
+}
+
+std::optional<Fragment>
+tilec::deriveProjectedFragment(const Fragment &Loop,
+                               llvm::ArrayRef<unsigned> Kept,
+                               llvm::ArrayRef<int64_t> Shape, int64_t Threads) {
+  if (auto Row = rowBroadcast(Loop, Kept, Threads))
+    return Row->reshape(Shape);
+  // TileLang's CompleteBufferFragment: the dropped variables are decoded
+  // from the replica number; registers are the flat element index.
+  llvm::ArrayRef<int64_t> LoopShape = Loop.getInputShape();
+  layout::Shape KeptShape;
+  layout::VarMap Map;
+  IndexExpr Flat = 0;
+  for (unsigned D = 0; D != Kept.size(); ++D) {
+    KeptShape.push_back(LoopShape[Kept[D]]);
+    Map[Fragment::inputVarName(Kept[D])] = Fragment::inputVar(D);
+    Flat = Flat * LoopShape[Kept[D]] + Fragment::inputVar(D);
+  }
+  IndexExpr Rep = Fragment::replicateVar();
+  int64_t Dropped = 1;
+  for (int K = LoopShape.size() - 1; K >= 0; --K) {
+    if (llvm::is_contained(Kept, unsigned(K)))
+      continue;
+    Map[Fragment::inputVarName(K)] =
+        layout::floorMod(layout::floorDiv(Rep, Dropped), LoopShape[K]);
+    Dropped *= LoopShape[K];
+  }
+  Map["rep"] = layout::floorDiv(Rep, Dropped);
+  IndexExpr Thread = layout::substitute(Loop.getForwardThread(), Map);
+  Fragment F(KeptShape, {Flat}, Thread, Dropped * Loop.getReplicateSize());
+  return F.reshape(Shape);
+}
+
+namespace {
+
+struct FragState {
+  std::optional<Fragment> Layout;
+  Operation *Source = nullptr; ///< the op whose rule gave the layout
+};
+
+struct LoopState {
+  Operation *Op;
+  std::optional<Fragment> Layout;
+  int64_t Vector = 1;
+  /// Fragment accesses: the first access of each fragment, with its vars.
+  std::vector<std::pair<BufferAccess, std::vector<int>>> Frags;
+};
+
+class KernelInference {
+public:
+  KernelInference(Operation &Kernel, DiagnosticEngine &Diags,
+                  std::set<std::string> &Assumes)
+      : Kernel(Kernel), Diags(Diags), Assumes(Assumes),
+        Threads(kernelThreadCount(Kernel)) {}
+
+  bool run() {
+    if (!collect() || !inferStrict())
+      return false;
+    while (!Failed) {
+      if (inferCommon() || inferFree())
+        continue;
+      if (!pickDefault())
+        break;
+    }
+    if (Failed)
+      return false;
+    finish();
+    return true;
+  }
+
+private:
+  Operation &Kernel;
+  DiagnosticEngine &Diags;
+  std::set<std::string> &Assumes;
+  int64_t Threads;
+  bool Failed = false;
+  std::vector<Value *> FragOrder;
+  std::map<const Value *, FragState> Frags;
+  std::vector<LoopState> Loops;
+  std::vector<Operation *> Commons, Annotations;
+
+  bool isFragment(const Value *V) {
+    return V->getType().isBuffer() &&
+           V->getType().getScope() == Scope::Fragment && Frags.count(V);
+  }
+
+  bool unsupported(const Operation &Op, const std::string &What,
+                   const std::string &Why) {
+    Diags.report(Op.getLoc(), diag::err_lowering_unsupported) << What << Why;
+    Failed = true;
+    return false;
+  }
+
+  bool collect() {
+    Kernel.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Alloc) &&
+          Op.getResult()->getType().getScope() == Scope::Fragment) {
+        FragOrder.push_back(Op.getResult());
+        Frags[Op.getResult()] = {};
+      } else if (Op.is(OpKind::Reduce) || Op.is(OpKind::Cumsum)) {
+        Commons.push_back(&Op);
+      } else if (Op.is(OpKind::AnnotateLayout)) {
+        Annotations.push_back(&Op);
+      }
+    });
+    Kernel.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Parallel) && !Failed)
+        collectLoop(Op);
+    });
+    return !Failed;
+  }
+
+  void collectLoop(Operation &Loop) {
+    if (Loop.getParentOfKind(OpKind::Parallel)) {
+      unsupported(Loop, "a nested T.Parallel loop",
+                  "merge it into the enclosing one");
+      return;
+    }
+    LoopState S{&Loop, std::nullopt, 1, {}};
+    for (const BufferAccess &A : collectAccesses(Loop)) {
+      if (!isFragment(A.Buffer))
+        continue;
+      auto Pos = fragmentVarPositions(Loop, A);
+      if (!Pos || classifyFragmentAccess(Loop, A, *Pos) == AccessKind::Other) {
+        unsupported(*A.User,
+                    "fragment '" + A.Buffer->getNameHint().str() + "'",
+                    "inside a T.Parallel loop a fragment must be indexed by "
+                    "the loop variables");
+        return;
+      }
+      S.Frags.push_back({A, *Pos});
+    }
+    Loops.push_back(std::move(S));
+  }
+
+  //===--- Levels ---------------------------------------------------------===//
+
+  bool inferStrict() {
+    for (Operation *Op : Annotations) {
+      Value *Buf = Op->getOperand(0);
+      if (!isFragment(Buf))
+        continue;
+      std::string Error;
+      llvm::StringRef Text = Op->getStringAttr("layout").value_or("");
+      auto F = layout::parseFragment(Text, Error);
+      if (F && F->getInputShape() != llvm::ArrayRef<int64_t>(staticShape(Buf)))
+        Error = "its shape does not match the buffer";
+      if (!F || !Error.empty()) {
+        Diags.report(Op->getLoc(), diag::err_bad_layout_annotation)
+            << "cannot use '" + Text.str() + "' as the layout of fragment '" +
+                   Buf->getNameHint().str() + "': " + Error;
+        return false;
+      }
+      if (!assign(Buf, *F, Op))
+        return false;
+    }
+    return true;
+  }
+
+  /// reduce: dst from src; cumsum: src and dst share a layout.
+  bool inferCommon() {
+    bool Changed = false;
+    for (Operation *Op : Commons) {
+      Value *Src = Op->getOperand(0), *Dst = Op->getOperand(1);
+      if (!isFragment(Src) || !isFragment(Dst))
+        continue;
+      FragState &S = Frags[Src], &D = Frags[Dst];
+      if (Op->is(OpKind::Cumsum)) {
+        if (S.Layout && !D.Layout)
+          Changed |= assign(Dst, *S.Layout, Op);
+        else if (D.Layout && !S.Layout)
+          Changed |= assign(Src, *D.Layout, Op);
+        continue;
+      }
+      if (!S.Layout || D.Layout)
+        continue;
+      unsigned Dim = Op->getIntAttr("dim").value_or(0);
+      std::vector<unsigned> Kept;
+      for (unsigned K = 0; K != S.Layout->getInputDim(); ++K)
+        if (K != Dim)
+          Kept.push_back(K);
+      auto F = deriveProjectedFragment(*S.Layout, Kept, staticShape(Dst),
+                                       Threads);
+      if (!F)
+        return unsupported(*Op, "this reduction",
+                           "no layout for its destination");
+      Changed |= assign(Dst, *F, Op);
+    }
+    return Changed;
+  }
+
+  /// Loop <-> fragment propagation.
+  bool inferFree() {
+    bool Changed = false;
+    for (LoopState &L : Loops) {
+      if (!L.Layout)
+        Changed |= adoptFragmentLayout(L);
+      if (L.Layout)
+        Changed |= propagateToFragments(L);
+      if (Failed)
+        return false;
+    }
+    return Changed;
+  }
+
+  bool adoptFragmentLayout(LoopState &L) {
+    for (auto &[A, Pos] : L.Frags) {
+      const FragState &F = Frags[A.Buffer];
+      if (!F.Layout ||
+          classifyFragmentAccess(*L.Op, A, Pos) != AccessKind::Identity)
+        continue;
+      auto Shape = L.Op->getIntArrayAttr("extents").value_or(
+          std::vector<int64_t>{});
+      auto Mine = F.Layout->reshape(Shape);
+      if (!Mine)
+        continue;
+      setLoopLayout(L, *Mine, runLength(*Mine));
+      return true;
+    }
+    return false;
+  }
+
+  bool propagateToFragments(LoopState &L) {
+    bool Changed = false;
+    for (auto &[A, Pos] : L.Frags) {
+      FragState &F = Frags[A.Buffer];
+      std::vector<int64_t> Shape = staticShape(A.Buffer);
+      bool Identity =
+          classifyFragmentAccess(*L.Op, A, Pos) == AccessKind::Identity;
+      std::vector<unsigned> Kept = keptVars(Pos);
+      if (!F.Layout) {
+        auto Need = Identity ? L.Layout->reshape(Shape)
+                             : deriveProjectedFragment(*L.Layout, Kept, Shape,
+                                                       Threads);
+        if (!Need)
+          return unsupported(*A.User, "fragment '" + name(A.Buffer) + "'",
+                             "no layout fits this access");
+        Changed |= assign(A.Buffer, *Need, A.User);
+        continue;
+      }
+      bool Fits = Identity ? sameFragment(*L.Layout->reshape(Shape), *F.Layout)
+                           : holdsBroadcast(*L.Layout, *F.Layout, Kept);
+      if (!Fits)
+        return conflict(A.Buffer, *A.User, F.Source);
+    }
+    return Changed;
+  }
+
+  /// The first loop without a layout gets the default fragment.
+  bool pickDefault() {
+    for (LoopState &L : Loops) {
+      if (L.Layout)
+        continue;
+      auto Shape = L.Op->getIntArrayAttr("extents").value_or(
+          std::vector<int64_t>{});
+      std::set<std::string> Unused;
+      int64_t V = chooseVectorWidth(*L.Op, Unused);
+      setLoopLayout(L, layout::makeDefaultFragment(Shape, Threads, V), V);
+      return true;
+    }
+    return false;
+  }
+
+  //===--- Helpers --------------------------------------------------------===//
+
+  static std::string name(const Value *V) { return V->getNameHint().str(); }
+
+  void setLoopLayout(LoopState &L, const Fragment &F, int64_t Run) {
+    L.Layout = F;
+    L.Vector = chooseVectorWidth(*L.Op, Assumes, Run);
+  }
+
+  bool assign(Value *Buf, const Fragment &F, Operation *Source) {
+    FragState &S = Frags[Buf];
+    if (!S.Layout) {
+      S.Layout = F;
+      S.Source = Source;
+      return true;
+    }
+    if (!sameFragment(*S.Layout, F))
+      return conflict(Buf, *Source, S.Source);
+    return false;
+  }
+
+  bool conflict(Value *Buf, const Operation &Use, const Operation *Prev) {
+    Diags.report(Use.getLoc(), diag::err_layout_conflict)
+        << name(Buf)
+        << "this use needs a different layout than the one it already has";
+    if (Prev)
+      Diags.report(Prev->getLoc(), diag::note_layout_use)
+          << name(Buf) << "got its layout";
+    Failed = true;
+    return false;
+  }
+
+  /// Fragments no loop constrained get a default layout; attributes out.
+  void finish() {
+    for (Value *Buf : FragOrder) {
+      FragState &S = Frags[Buf];
+      std::vector<int64_t> Shape = staticShape(Buf);
+      if (!S.Layout)
+        S.Layout = layout::makeDefaultFragment(Shape, Threads, 1);
+      Buf->getDefiningOp()->setAttr("layout",
+                                    Attribute::string(S.Layout->toString()));
+    }
+    for (LoopState &L : Loops) {
+      L.Op->setAttr("loop_layout", Attribute::string(L.Layout->toString()));
+      L.Op->setAttr("vector_size", Attribute::integer(L.Vector));
+    }
+    for (Operation *Op : Annotations)
+      if (isFragment(Op->getOperand(0)))
+        Op->erase();
+  }
+};
+
+class LayoutInferencePass : public Pass {
+public:
+  llvm::StringRef name() const override { return "layout-inference"; }
+  llvm::StringRef description() const override {
+    return "Infer fragment layouts and parallel-loop layouts";
+  }
+
+  bool run(Operation &Module, PassContext &Ctx) override {
+    bool OK = true;
+    for (Operation &Func : Module.getBody()) {
+      std::set<std::string> Assumes = existingAssumes(Func);
+      for (Operation &Op : Func.getBody())
+        if (Op.is(OpKind::Kernel))
+          OK &= KernelInference(Op, Ctx.Diags, Assumes).run();
+      if (!Assumes.empty())
+        Func.setAttr("assumes",
+                     Attribute::stringArray(std::vector<std::string>(
+                         Assumes.begin(), Assumes.end())));
+    }
+    return OK;
+  }
+
+private:
+  static std::set<std::string> existingAssumes(const Operation &Func) {
+    const Attribute *A = Func.getAttr("assumes");
+    auto List = A ? A->getStringArray() : std::nullopt;
+    return List ? std::set<std::string>(List->begin(), List->end())
+                : std::set<std::string>();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tilec::createLayoutInferencePass() {
+  return std::make_unique<LayoutInferencePass>();
+}

@@ -1,0 +1,55 @@
+//===- LayoutInference.h - Fragment and loop layouts -----------*- C++ -*-===//
+//
+// Expects: kernels after expand-tile-ops: data movement is in `parallel`
+//   loops; fragment buffers are accessed inside those loops with loop
+//   variables as indices (a size-1 dim may use the constant 0); `reduce`,
+//   `cumsum`, `gemm` and `annotate_layout` may remain.
+// Does (TileLang's inference, CUDA-core version; paper section 4.2): with T
+//   = the kernel's thread count (product of `threads`), gives every
+//   fragment a Fragment layout and every `parallel` loop a loop layout (a
+//   Fragment over its iteration space), by levels, each to a fixpoint:
+//   - strict: `annotate_layout` of a fragment with a Fragment in the
+//     library's printed form (the op is then removed). gemm operands are
+//     reserved for the gemm lowering and get nothing here;
+//   - common: `reduce` derives dst from src (each dst element replicated on
+//     the threads that hold part of its src row); `cumsum` shares src/dst;
+//   - free: a loop that indexes a fragment with exactly its loop variables
+//     (size-1 dims ignored) takes the fragment's layout and passes its own
+//     to such fragments; a fragment indexed by a subset of the variables
+//     (a broadcast such as `scale[i]` in an (i, j) loop) gets the derived,
+//     replicated layout; when nothing propagates, the first loop without a
+//     layout gets makeDefaultFragment(extents, T, V).
+//   V is the widest of 16, 8, 4, 2, 1 elements (at most 16 bytes per
+//   access) such that every global/shared/local access in the loop is
+//   contiguous along the last loop variable with unit stride and starts at
+//   a multiple of V (static strides divisible by V; a symbolic stride adds
+//   `S % n == 0` to the func's `assumes`, checked by the launcher), the
+//   last extent is a multiple of V, and the loop layout gives each thread
+//   runs of V consecutive iterations.
+// Guarantees: every fragment alloc has `layout = "Fragment(...)"`; every
+//   parallel loop has `loop_layout = "Fragment(...)"` and `vector_size =
+//   V`; a fragment indexed in a loop is held, for every iteration, by the
+//   threads that run it. Two uses needing different layouts of one
+//   fragment give err_layout_conflict at one use and a note at the other.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_TRANSFORMS_LAYOUTINFERENCE_H
+#define TILEC_TRANSFORMS_LAYOUTINFERENCE_H
+
+#include "tilec/Layout/Layout.h"
+#include "tilec/Transforms/Pass.h"
+
+namespace tilec {
+std::unique_ptr<Pass> createLayoutInferencePass();
+
+/// The layout of \p Loop restricted to the loop variables at \p Kept (in
+/// order; the others are broadcast over): element p is held by every thread
+/// that runs an iteration projecting to p. The result is reshaped to
+/// \p Shape (same element count).
+std::optional<layout::Fragment>
+deriveProjectedFragment(const layout::Fragment &Loop,
+                        llvm::ArrayRef<unsigned> Kept,
+                        llvm::ArrayRef<int64_t> Shape, int64_t Threads);
+} // namespace tilec
+
+#endif

@@ -1,0 +1,124 @@
+//===- LowerFragments.cpp - Fragments become per-thread registers ---------===//
+
+#include "LowerFragments.h"
+#include "IndexExprToIR.h"
+#include "tilec/IR/Builder.h"
+#include "tilec/Layout/LayoutParser.h"
+#include "tilec/Layout/Simplify.h"
+#include "tilec/Support/Diagnostics.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace tilec;
+using namespace tilec::ir;
+using layout::Fragment;
+using layout::IndexExpr;
+
+namespace {
+
+/// Ops whose buffer groups are single-element accesses this pass rewrites.
+bool isElementAccess(const Operation &Op) {
+  return Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
+         Op.is(OpKind::VCopy) || (Op.is(OpKind::Atomic) &&
+                                  !Op.getGroup(1).front()->getType().isBuffer());
+}
+
+class FragmentLowering {
+public:
+  FragmentLowering(Operation &Alloc, DiagnosticEngine &Diags)
+      : Alloc(Alloc), Buf(Alloc.getResult()), Diags(Diags) {}
+
+  bool run() {
+    if (!allUsesMappable())
+      return true;
+    std::string Error;
+    llvm::StringRef Text = Alloc.getStringAttr("layout").value_or("");
+    auto L = layout::parseFragment(Text, Error);
+    auto Shape = Buf->getType().getStaticShape();
+    if (!L || !Shape || L->getInputShape() != llvm::ArrayRef<int64_t>(*Shape)) {
+      Diags.report(Alloc.getLoc(), diag::err_lowering_unsupported)
+          << "fragment '" + Buf->getNameHint().str() + "'"
+          << "it has no valid 'layout' (" + Error +
+                 "); run layout-inference first";
+      return false;
+    }
+    llvm::SmallPtrSet<Operation *, 16> Users;
+    for (const Use &U : Buf->getUses())
+      Users.insert(U.User);
+    for (Operation *User : Users)
+      // Last group first: rewriting a group shifts only the later ones.
+      for (unsigned G = User->getNumGroups(); G-- > 0;)
+        if (User->getGroup(G).front() == Buf)
+          remap(*User, G, *L);
+    Buf->setType(Type::buffer(Scope::Local, {Dim(L->getRegisterCount())},
+                              Buf->getType().getDType()));
+    Alloc.removeAttr("layout");
+    return true;
+  }
+
+private:
+  Operation &Alloc;
+  Value *Buf;
+  DiagnosticEngine &Diags;
+
+  bool allUsesMappable() {
+    return llvm::all_of(Buf->getUses(), [](const Use &U) {
+      return isElementAccess(*U.User);
+    });
+  }
+
+  /// Replaces the indices of group \p Group by the register index.
+  void remap(Operation &User, unsigned Group, const Fragment &L) {
+    unsigned OperandIdx = User.getGroupStart(Group);
+    llvm::ArrayRef<Value *> Old = User.getGroup(Group).drop_front();
+    IndexAtoms Atoms;
+    std::vector<IndexExpr> Idx;
+    for (Value *I : Old)
+      Idx.push_back(Atoms.toExpr(I));
+    IndexExpr Reg = 0;
+    llvm::ArrayRef<int64_t> RegShape = L.getOutputShape();
+    auto Parts = L.forwardExprs(Idx, Atoms.getExtents());
+    for (unsigned D = 0; D != Parts.size(); ++D)
+      Reg = Reg * RegShape[D] + Parts[D];
+    Builder B;
+    B.setInsertionPoint(&User);
+    B.setLoc(User.getLoc());
+    Value *NewIdx = emitIndexExpr(
+        B, layout::simplify(Reg, Atoms.getExtents()), Atoms.getValues());
+    std::vector<Value *> Operands(User.getOperands().begin(),
+                                  User.getOperands().end());
+    std::vector<unsigned> Segments(User.getSegments().begin(),
+                                   User.getSegments().end());
+    Operands.erase(Operands.begin() + OperandIdx + 1,
+                   Operands.begin() + OperandIdx + 1 + Old.size());
+    Operands.insert(Operands.begin() + OperandIdx + 1, NewIdx);
+    Segments[Group] = 2;
+    User.setOperands(Operands, Segments);
+  }
+};
+
+class LowerFragmentsPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "lower-fragments"; }
+  llvm::StringRef description() const override {
+    return "Turn fragment buffers into per-thread register arrays";
+  }
+
+  bool run(Operation &Module, PassContext &Ctx) override {
+    std::vector<Operation *> Allocs;
+    Module.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Alloc) &&
+          Op.getResult()->getType().getScope() == Scope::Fragment)
+        Allocs.push_back(&Op);
+    });
+    bool OK = true;
+    for (Operation *Alloc : Allocs)
+      OK &= FragmentLowering(*Alloc, Ctx.Diags).run();
+    return OK;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tilec::createLowerFragmentsPass() {
+  return std::make_unique<LowerFragmentsPass>();
+}

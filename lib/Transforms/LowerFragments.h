@@ -1,0 +1,31 @@
+//===- LowerFragments.h - Fragments become per-thread registers -*- C++ -*-===//
+//
+// Expects: every fragment alloc has `layout = "Fragment(...)"`
+//   (layout-inference), and every access of a fragment (load, store,
+//   element atomic, vcopy) is made by a thread that owns the element under
+//   that layout (lower-parallel guarantees it for the loops it lowers).
+// Does: each fragment `%f = alloc : fragment<[..] T> {layout = L}` becomes
+//   `%f = alloc : local<[R] T>` (same name; R = registers per thread of L),
+//   and each access %f[i..] becomes %f[reg] with reg = L.forward_index(i..)
+//   flattened row-major over L's register shape. The indices are read back
+//   as expressions (IndexExprToIR: thread_id, constant-bound `for`
+//   variables and parallel variables keep their ranges) and simplified, so
+//   the usual result is the register loop variable itself.
+//   A fragment still used by an op this pass cannot map (gemm, reduce,
+//   cumsum, region copies: lowered by their own passes first) is left as
+//   it is, with its layout.
+// Guarantees: a kernel with only element accesses of fragments has no
+//   fragment buffer afterwards; the register arrays are indexed by the
+//   per-thread slot, V-aligned where lower-parallel emitted a vcopy.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_TRANSFORMS_LOWERFRAGMENTS_H
+#define TILEC_TRANSFORMS_LOWERFRAGMENTS_H
+
+#include "tilec/Transforms/Pass.h"
+
+namespace tilec {
+std::unique_ptr<Pass> createLowerFragmentsPass();
+} // namespace tilec
+
+#endif
