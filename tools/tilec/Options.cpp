@@ -72,33 +72,46 @@ std::vector<std::string> splitCommas(const std::vector<std::string> &Items) {
   return Out;
 }
 
-void addOptions(CLI::App &App, DriverOptions &Opts,
-                std::vector<std::string> &Defines,
-                std::vector<std::string> &Passes,
-                std::vector<std::string> &PrintAfter) {
+/// Option values that need converting after parsing.
+struct RawOptions {
+  std::vector<std::string> Defines, Passes, PrintAfter;
+  std::string Emit = "cuda";
+  std::string Format = "auto";
+  bool NoLineDirectives = false;
+};
+
+template <typename T> std::vector<std::string> keysOf(const std::map<std::string, T> &M) {
+  std::vector<std::string> Keys;
+  for (const auto &KV : M)
+    Keys.push_back(KV.first);
+  return Keys;
+}
+
+void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_option("input", Opts.Input, "Input .tile file, tile IR (.tir), or -")
       ->required();
   App.add_option("-o,--output", Opts.Output,
                  "Output file (for --emit=cuda: NAME.cu; NAME.h and NAME.json "
                  "are written beside it)");
-  App.add_option("-D", Defines, "Set a kernel parameter: -D name=value")
+  App.add_option("-D", Raw.Defines, "Set a kernel parameter: -D name=value")
       ->allow_extra_args(false);
   App.add_option("--kernel", Opts.Kernel, "Compile only the kernel NAME");
   App.add_option("--target", Opts.TargetName,
                  "Target GPU: sm_80 (default), sm_90, gfx90a, gfx940");
-  App.add_option("--emit", Opts.Emit,
+  App.add_option("--emit", Raw.Emit,
                  "What to write: tokens, ast, ir (checked tile IR), lowered-ir, "
                  "cuda (default; .cu/.h/.json), hip")
-      ->transform(CLI::CheckedTransformer(EmitNames));
-  App.add_option("--input-format", Opts.Format,
-                 "Input language (default: by suffix, .tir is IR)")
-      ->transform(CLI::CheckedTransformer(FormatNames));
-  App.add_option("--passes", Passes,
+      ->check(CLI::IsMember(keysOf(EmitNames)));
+  App.add_option("--input-format", Raw.Format,
+                 "Input language: auto (default: by suffix, .tir is IR), tile, "
+                 "tir")
+      ->check(CLI::IsMember(keysOf(FormatNames)));
+  App.add_option("--passes", Raw.Passes,
                  "Run these passes (comma-separated) instead of the default "
                  "pipeline; IR input runs none by default");
   App.add_flag("--print-ir-after-all", Opts.PrintIRAfterAll,
                "Print the IR to stderr after every pass");
-  App.add_option("--print-ir-after", PrintAfter,
+  App.add_option("--print-ir-after", Raw.PrintAfter,
                  "Print the IR to stderr after the named passes");
   App.add_flag("--verify-each", Opts.VerifyEach,
                "Run the IR verifier after every pass");
@@ -110,7 +123,7 @@ void addOptions(CLI::App &App, DriverOptions &Opts,
                "Compile each '# -----' ('// -----' in IR) chunk separately");
   App.add_flag("--print-locs", Opts.PrintLocs,
                "Print source locations in IR output");
-  App.add_flag("!--no-line-directives", Opts.LineDirectives,
+  App.add_flag("--no-line-directives", Raw.NoLineDirectives,
                "Do not write #line directives into generated code");
   App.set_version_flag("--version", "tilec " TILEC_VERSION);
 }
@@ -121,8 +134,8 @@ std::optional<int> tilec::parseCommandLine(int Argc, char **Argv,
                                            DriverOptions &Opts) {
   CLI::App App{"tilec: ahead-of-time compiler for TileLang tile kernels",
                "tilec"};
-  std::vector<std::string> Defines, Passes, PrintAfter;
-  addOptions(App, Opts, Defines, Passes, PrintAfter);
+  RawOptions Raw;
+  addOptions(App, Opts, Raw);
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::ParseError &E) {
@@ -134,10 +147,13 @@ std::optional<int> tilec::parseCommandLine(int Argc, char **Argv,
               << "Run with --help for more information.\n";
     return 1;
   }
-  if (!parseDefines(Defines, Opts))
+  if (!parseDefines(Raw.Defines, Opts))
     return 1;
-  Opts.Passes = splitCommas(Passes);
-  Opts.PrintIRAfter = splitCommas(PrintAfter);
+  Opts.Passes = splitCommas(Raw.Passes);
+  Opts.PrintIRAfter = splitCommas(Raw.PrintAfter);
+  Opts.Emit = EmitNames.at(Raw.Emit);
+  Opts.Format = FormatNames.at(Raw.Format);
+  Opts.LineDirectives = !Raw.NoLineDirectives;
   Opts.EmitGiven = App.count("--emit") != 0;
   if (!Opts.EmitGiven && Opts.TargetName.rfind("gfx", 0) == 0)
     Opts.Emit = EmitKind::HIP;
