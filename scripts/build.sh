@@ -29,5 +29,5 @@ log "compiling $EXAMPLE (--emit=$EMIT)"
 "$TILEC" "$TILEC_ROOT/$EXAMPLE" --emit="$EMIT" -o "$OUTPUT"
 
 echo
-echo "tilec:  $TILEC (static; copy it to any x86-64 Linux machine)"
+echo "tilec:  $TILEC (needs only glibc >= 2.36; copy it as is)"
 echo "output: $(ls "$OUT_DIR"/"$(basename "$EXAMPLE" .tile)".* | tr '\n' ' ')"

@@ -10,10 +10,15 @@
 #include "CheckTarget.h"
 #include "ExpandTileOps.h"
 #include "FoldConstants.h"
+#include "GemmLayout.h"
 #include "InferCopyExtents.h"
+#include "InsertBarriers.h"
 #include "LayoutInference.h"
 #include "LowerFragments.h"
+#include "LowerGemm.h"
 #include "LowerParallel.h"
+#include "LowerPipelined.h"
+#include "Rasterize.h"
 #include "ResolveStaticIf.h"
 #include "tilec/Transforms/PassManager.h"
 
@@ -25,9 +30,14 @@ void tilec::registerAllPasses() {
   registerPass("copy-extent", createInferCopyExtentsPass);
   registerPass("check-target", createCheckTargetPass);
   registerPass("expand-tile-ops", createExpandTileOpsPass);
+  registerPass("gemm-layout", createGemmLayoutPass);
   registerPass("layout-inference", createLayoutInferencePass);
+  registerPass("lower-gemm", createLowerGemmPass);
   registerPass("lower-parallel", createLowerParallelPass);
   registerPass("lower-fragments", createLowerFragmentsPass);
+  registerPass("rasterize", createRasterizePass);
+  registerPass("lower-pipelined", createLowerPipelinedPass);
+  registerPass("insert-barriers", createInsertBarriersPass);
 }
 
 void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
@@ -42,12 +52,23 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
   PM.addPass(createFoldConstantsPass());
   if (End == PipelineEnd::TileIR)
     return;
+  // Block rasterization (T.use_swizzle) remaps the block indices first, so
+  // that everything below sees the swizzled bx/by.
+  PM.addPass(createRasterizePass());
   // CUDA-core lowering: tile copies become parallel loops, every fragment
   // and loop gets a layout, loops are bound to threads (and vectorized),
   // fragments become per-thread registers.
   PM.addPass(createExpandTileOpsPass());
+  // T.gemm on CUDA cores: its operands' register layouts are pinned before
+  // inference so that the other loops adapt to them.
+  PM.addPass(createGemmLayoutPass());
   PM.addPass(createLayoutInferencePass());
+  PM.addPass(createLowerGemmPass());
   PM.addPass(createLowerParallelPass());
   PM.addPass(createLowerFragmentsPass());
+  // T.Pipelined runs serially on CUDA cores (no stage overlap yet).
+  PM.addPass(createLowerPipelinedPass());
   PM.addPass(createFoldConstantsPass());
+  // Last: barriers between conflicting shared accesses of the final code.
+  PM.addPass(createInsertBarriersPass());
 }

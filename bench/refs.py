@@ -1,0 +1,600 @@
+"""Reference implementations, torch baselines and work counts for every example.
+
+bench/run.py looks an example up in SPECS by its file stem (examples/<stem>.tile)
+or by the kernel name in its manifest. A Spec says, for one example:
+
+  shapes(p, sym)      name -> (shape tuple, dtype name) of every buffer parameter,
+                      a cross-check of the manifest the compiler wrote;
+  ref(x, p, sym)      expected outputs: {name: tensor}, computed in float64 from
+                      the same inputs the kernel saw (x: name -> tensor, inouts
+                      hold their values from before the launch);
+  torch(x, p, sym)    a zero-argument callable running the torch equivalent on
+                      one input set (None: no baseline for this configuration);
+  work(p, sym)        {"flops": ..., "bytes": ..., "bound": "memory"|"compute"};
+                      bytes is the fewest device-memory bytes: each input read
+                      once, each output written once;
+  init(name, t, p, g) fills an input/inout whose values are constrained
+                      (sorted boundaries, initial statistics); returns True when
+                      it handled `name`, False for plain random data;
+  exact               outputs compared element by element (no tolerance);
+  workspace           outputs that are scratch space: poisoned, never compared;
+  baseline            the name of the torch baseline, for the table.
+
+p is a Params (the factory's defaults with the -D values of the build applied,
+attribute access); sym maps the T.dynamic symbols to their run-time values.
+All functions work on any torch device (the bench runs them on the GPU).
+"""
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Optional
+
+import torch
+import torch.nn.functional as F
+
+TORCH_DTYPES = {
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "float32": torch.float32,
+    "float64": torch.float64,
+    "int8": torch.int8,
+    "int16": torch.int16,
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "uint8": torch.uint8,
+    "bool": torch.bool,
+}
+if hasattr(torch, "float8_e4m3fn"):
+    TORCH_DTYPES["float8_e4m3"] = torch.float8_e4m3fn
+    TORCH_DTYPES["float8_e5m2"] = torch.float8_e5m2
+
+# TileLang spellings that name the same dtype.
+DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64",
+                 "int": "int32", "float8_e4m3fn": "float8_e4m3"}
+
+
+def dtype_name(name) -> str:
+    name = str(name)
+    return DTYPE_ALIASES.get(name, name)
+
+
+def torch_dtype(name) -> torch.dtype:
+    return TORCH_DTYPES[dtype_name(name)]
+
+
+def itemsize(name) -> int:
+    return torch.empty((), dtype=torch_dtype(name)).element_size()
+
+
+class Params(dict):
+    """Factory parameters with attribute access (p.M, p.dtype)."""
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError as e:
+            raise AttributeError(key) from e
+
+
+@dataclass
+class Spec:
+    shapes: Callable
+    ref: Callable
+    work: Callable
+    torch: Optional[Callable] = None
+    init: Optional[Callable] = None
+    exact: frozenset = frozenset()
+    workspace: frozenset = frozenset()
+    baseline: str = ""
+
+
+def nbytes(shape, dtype) -> int:
+    return math.prod(shape) * itemsize(dtype)
+
+
+def memory_work(p, sym, spec_shapes, inouts=()):
+    """Bytes of every buffer once (inouts twice: read and written)."""
+    total = 0
+    for name, (shape, dt) in spec_shapes(p, sym).items():
+        total += nbytes(shape, dt) * (2 if name in inouts else 1)
+    return total
+
+
+def f64(t):
+    return t.to(torch.float64)
+
+
+# --- elementwise_add ---------------------------------------------------------
+
+def ea_shapes(p, sym):
+    return {"A": ((p.M, p.N), p.in_dtype), "B": ((p.M, p.N), p.in_dtype),
+            "C": ((p.M, p.N), p.out_dtype)}
+
+
+def ea_ref(x, p, sym):
+    return {"C": f64(x["A"]) + f64(x["B"])}
+
+
+def ea_torch(x, p, sym):
+    a, b, c = x["A"], x["B"], x["C"]
+    if a.dtype == c.dtype:
+        return lambda: torch.add(a, b, out=c)
+    return lambda: torch.add(a.to(c.dtype), b.to(c.dtype), out=c)
+
+
+# --- gemm, gemm_dynamic, splitk_gemm, dequant_gemm, gemv ---------------------
+
+def gemm_shapes(p, sym):
+    return {"A": ((p.M, p.K), p.dtype), "B": ((p.K, p.N), p.dtype),
+            "C": ((p.M, p.N), p.dtype)}
+
+
+def gemm_ref(x, p, sym):
+    return {"C": f64(x["A"]) @ f64(x["B"])}
+
+
+def gemm_torch(x, p, sym):
+    a, b, c = x["A"], x["B"], x["C"]
+    return lambda: torch.matmul(a, b, out=c)
+
+
+def gemm_work(p, sym):
+    return {"flops": 2 * p.M * p.N * p.K,
+            "bytes": memory_work(p, sym, gemm_shapes), "bound": "compute"}
+
+
+def dyn_dims(p, sym):
+    k = sym["K"] if p.dynamic_k else p.K
+    return sym["M"], p.N, k
+
+
+def gemm_dynamic_shapes(p, sym):
+    m, n, k = dyn_dims(p, sym)
+    return {"A": ((m, k), p.dtype), "B": ((n, k), p.dtype), "C": ((m, n), p.dtype)}
+
+
+def gemm_dynamic_ref(x, p, sym):
+    return {"C": f64(x["A"]) @ f64(x["B"]).T}
+
+
+def gemm_dynamic_torch(x, p, sym):
+    a, b, c = x["A"], x["B"], x["C"]
+    return lambda: torch.matmul(a, b.t(), out=c)
+
+
+def gemm_dynamic_work(p, sym):
+    m, n, k = dyn_dims(p, sym)
+    return {"flops": 2 * m * n * k,
+            "bytes": memory_work(p, sym, gemm_dynamic_shapes), "bound": "compute"}
+
+
+def splitk_shapes(p, sym):
+    return {"A": ((p.M, p.K), p.dtype), "B": ((p.K, p.N), p.dtype),
+            "C": ((p.M, p.N), p.out_dtype)}
+
+
+def splitk_ref(x, p, sym):
+    # C is accumulated into: the caller's initial C plus A @ B.
+    return {"C": f64(x["C"]) + f64(x["A"]) @ f64(x["B"])}
+
+
+def splitk_torch(x, p, sym):
+    a, b = x["A"], x["B"]
+    out = torch.empty((p.M, p.N), dtype=a.dtype, device=a.device)
+    return lambda: torch.matmul(a, b, out=out)
+
+
+def splitk_work(p, sym):
+    return {"flops": 2 * p.M * p.N * p.K,
+            "bytes": memory_work(p, sym, splitk_shapes, inouts=("C",)),
+            "bound": "compute"}
+
+
+def dequant_shapes(p, sym):
+    return {"A": ((p.M, p.K), p.in_dtype), "B": ((p.N, p.K // 2), "uint8"),
+            "Ct": ((p.N, p.M), p.out_dtype)}
+
+
+def decode_4bit(packed, source_format):
+    """(N, K/2) uint8, even k in the low nibble -> (N, K) float64 values."""
+    codes = torch.stack([packed & 0xF, packed >> 4], dim=-1).flatten(-2).to(torch.int64)
+    if source_format == "uint4":
+        return codes.to(torch.float64)
+    sign = (codes >> 3) & 1
+    exponent = (codes >> 1) & 3
+    mantissa = (codes & 1).to(torch.float64)
+    magnitude = torch.where(exponent == 0, mantissa * 0.5,
+                            (2 + mantissa) * torch.pow(2.0, exponent.to(torch.float64)) * 0.25)
+    return torch.where(sign == 1, -magnitude, magnitude)
+
+
+def dequant_ref(x, p, sym):
+    w = decode_4bit(x["B"], p.source_format)
+    return {"Ct": w @ f64(x["A"]).T}
+
+
+def dequant_torch(x, p, sym):
+    # cuBLAS on weights dequantized ahead of time (the usual fp16 baseline).
+    a, ct = x["A"], x["Ct"]
+    w = decode_4bit(x["B"], p.source_format).to(a.dtype)
+    return lambda: torch.matmul(w, a.t(), out=ct)
+
+
+def dequant_work(p, sym):
+    return {"flops": 2 * p.M * p.N * p.K,
+            "bytes": memory_work(p, sym, dequant_shapes), "bound": "compute"}
+
+
+def gemv_shapes(p, sym):
+    return {"A": ((p.K,), p.dtype), "B": ((p.N, p.K), p.dtype), "C": ((p.N,), p.dtype)}
+
+
+def gemv_ref(x, p, sym):
+    return {"C": f64(x["B"]) @ f64(x["A"])}
+
+
+def gemv_torch(x, p, sym):
+    a, b, c = x["A"], x["B"], x["C"]
+    return lambda: torch.matmul(b, a, out=c)
+
+
+def gemv_work(p, sym):
+    return {"flops": 2 * p.N * p.K,
+            "bytes": memory_work(p, sym, gemv_shapes), "bound": "memory"}
+
+
+# --- bucketize -----------------------------------------------------------------
+
+def bucketize_shapes(p, sym):
+    return {"Values": ((p.num_values,), p.dtype),
+            "Boundaries": ((p.num_boundaries,), p.dtype),
+            "Out": ((p.num_values,), "int32")}
+
+
+def bucketize_init(name, t, p, g):
+    if name != "Boundaries":
+        return False
+    vals = torch.randn(t.shape, generator=g, device=t.device, dtype=torch.float32)
+    t.copy_(torch.sort(vals.to(t.dtype)).values)
+    return True
+
+
+def bucketize_ref(x, p, sym):
+    out = torch.searchsorted(f64(x["Boundaries"]), f64(x["Values"]), right=False)
+    return {"Out": out.to(torch.int32)}
+
+
+def bucketize_torch(x, p, sym):
+    v, b, o = x["Values"], x["Boundaries"], x["Out"]
+    return lambda: torch.bucketize(v, b, out_int32=True, right=False, out=o)
+
+
+def bucketize_work(p, sym):
+    return {"flops": 0, "bytes": memory_work(p, sym, bucketize_shapes), "bound": "memory"}
+
+
+# --- cumsum ----------------------------------------------------------------------
+
+def cumsum_shapes(p, sym):
+    shape = (p.batch, p.seq_len, p.heads)
+    return {"G": (shape, p.input_dtype), "G_new": (shape, p.output_dtype)}
+
+
+def cumsum_ref(x, p, sym):
+    g = f64(x["G"])
+    b, s, h = g.shape
+    chunks = -(-s // p.block_S)
+    padded = torch.zeros((b, chunks * p.block_S, h), dtype=g.dtype, device=g.device)
+    padded[:, :s] = g
+    view = padded.view(b, chunks, p.block_S, h)
+    if p.reverse:
+        out = view.flip(2).cumsum(2).flip(2)
+    else:
+        out = view.cumsum(2)
+    return {"G_new": out.reshape(b, chunks * p.block_S, h)[:, :s]}
+
+
+def cumsum_torch(x, p, sym):
+    g, out = x["G"], x["G_new"]
+    if p.seq_len % p.block_S:
+        return None
+    shape = (p.batch, p.seq_len // p.block_S, p.block_S, p.heads)
+    return lambda: torch.cumsum(g.view(shape), dim=2, dtype=out.dtype, out=out.view(shape))
+
+
+def cumsum_work(p, sym):
+    return {"flops": 0, "bytes": memory_work(p, sym, cumsum_shapes), "bound": "memory"}
+
+
+# --- flash_attention ---------------------------------------------------------------
+
+def fa_shapes(p, sym):
+    shape = (p.batch, p.seq_len, p.heads, p.dim)
+    return {n: (shape, p.dtype) for n in ("Q", "K", "V", "Output")}
+
+
+def attention_f64(q, k, v, causal, scale):
+    """q, k, v: (..., s, d) float64."""
+    scores = (q @ k.transpose(-1, -2)) * scale
+    if causal:
+        sq, sk = scores.shape[-2:]
+        mask = torch.ones((sq, sk), dtype=torch.bool, device=q.device).triu(1)
+        scores = scores.masked_fill(mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def fa_ref(x, p, sym):
+    out = torch.empty(x["Q"].shape, dtype=torch.float64, device=x["Q"].device)
+    scale = 1.0 / math.sqrt(p.dim)
+    heads_per_step = max(1, (1 << 27) // (p.seq_len * p.seq_len))
+    for b in range(p.batch):
+        for h0 in range(0, p.heads, heads_per_step):
+            hs = slice(h0, min(p.heads, h0 + heads_per_step))
+            q, k, v = (f64(x[n][b, :, hs]).transpose(0, 1) for n in ("Q", "K", "V"))
+            out[b, :, hs] = attention_f64(q, k, v, p.is_causal, scale).transpose(0, 1)
+    return {"Output": out}
+
+
+def fa_torch(x, p, sym):
+    q, k, v = (x[n].transpose(1, 2) for n in ("Q", "K", "V"))
+    # SDPA wants (b, h, s, d); the transposes are views.
+    return lambda: F.scaled_dot_product_attention(q, k, v, is_causal=p.is_causal).transpose(1, 2)
+
+
+def fa_work(p, sym):
+    flops = 4 * p.batch * p.heads * p.seq_len * p.seq_len * p.dim
+    if p.is_causal:
+        flops //= 2
+    return {"flops": flops, "bytes": memory_work(p, sym, fa_shapes), "bound": "compute"}
+
+
+# --- flashmla_decode ------------------------------------------------------------------
+
+def mla_shapes(p, sym):
+    b, h, s = p.batch, p.heads, p.seqlen_kv
+    return {"Q": ((b, h, p.dim), p.dtype), "Q_pe": ((b, h, p.pe_dim), p.dtype),
+            "KV": ((b, s, p.kv_head_num, p.dim), p.dtype),
+            "K_pe": ((b, s, p.kv_head_num, p.pe_dim), p.dtype),
+            "glse": ((b, h, p.num_split), p.accum_dtype),
+            "Output_partial": ((b, h, p.num_split, p.dim), p.accum_dtype),
+            "Output": ((b, h, p.dim), p.dtype)}
+
+
+def mla_ref(x, p, sym):
+    scale = 1.0 / math.sqrt(p.dim + p.pe_dim)
+    out = torch.empty(x["Output"].shape, dtype=torch.float64, device=x["Q"].device)
+    step = max(1, (1 << 26) // (p.heads * p.seqlen_kv))
+    for b0 in range(0, p.batch, step):
+        bs = slice(b0, min(p.batch, b0 + step))
+        kv = f64(x["KV"][bs, :, 0])
+        scores = f64(x["Q"][bs]) @ kv.transpose(1, 2)
+        scores += f64(x["Q_pe"][bs]) @ f64(x["K_pe"][bs, :, 0]).transpose(1, 2)
+        out[bs] = torch.softmax(scores * scale, dim=-1) @ kv
+    return {"Output": out}
+
+
+def mla_torch(x, p, sym):
+    # One SDPA "head" whose queries are the heads: (b, 1, h, dim + pe_dim)
+    # against the concatenated latent keys (built once, outside the timing).
+    q = torch.cat([x["Q"], x["Q_pe"]], dim=-1).unsqueeze(1)
+    k = torch.cat([x["KV"][:, :, 0], x["K_pe"][:, :, 0]], dim=-1).unsqueeze(1)
+    v = x["KV"][:, :, 0].unsqueeze(1)
+    scale = 1.0 / math.sqrt(p.dim + p.pe_dim)
+    return lambda: F.scaled_dot_product_attention(q, k, v, scale=scale).squeeze(1)
+
+
+def mla_work(p, sym):
+    shapes = mla_shapes(p, sym)
+    moved = sum(nbytes(*shapes[n]) for n in ("Q", "Q_pe", "KV", "K_pe", "Output"))
+    flops = 2 * p.batch * p.heads * p.seqlen_kv * (2 * p.dim + p.pe_dim)
+    return {"flops": flops, "bytes": moved, "bound": "memory"}
+
+
+# --- layernorm, rmsnorm, softmax ----------------------------------------------------------
+
+def ln_shapes(p, sym):
+    return {"X": ((p.M, p.N), p.dtype), "gamma": ((p.N,), p.dtype),
+            "beta": ((p.N,), p.dtype), "Y": ((p.M, p.N), p.dtype)}
+
+
+def ln_ref(x, p, sym):
+    v = f64(x["X"])
+    mean = v.mean(dim=1, keepdim=True)
+    var = ((v - mean) ** 2).mean(dim=1, keepdim=True)
+    y = (v - mean) / torch.sqrt(var + p.eps) * f64(x["gamma"]) + f64(x["beta"])
+    return {"Y": y}
+
+
+def ln_torch(x, p, sym):
+    X, g, b = x["X"], x["gamma"], x["beta"]
+    return lambda: F.layer_norm(X, (p.N,), g, b, p.eps)
+
+
+def ln_work(p, sym):
+    return {"flops": 0, "bytes": memory_work(p, sym, ln_shapes), "bound": "memory"}
+
+
+def rms_shapes(p, sym):
+    return {"X": ((p.M, p.N), p.dtype), "W": ((p.N,), p.dtype), "Y": ((p.M, p.N), p.dtype)}
+
+
+def rms_ref(x, p, sym):
+    v = f64(x["X"])
+    y = v * torch.rsqrt((v * v).mean(dim=1, keepdim=True) + p.eps)
+    if p.has_weight:
+        y = y * f64(x["W"])
+    return {"Y": y}
+
+
+def rms_torch(x, p, sym):
+    X = x["X"]
+    W = x["W"] if p.has_weight else None
+    return lambda: F.rms_norm(X, (p.N,), W, p.eps)
+
+
+def rms_work(p, sym):
+    moved = memory_work(p, sym, rms_shapes)
+    if not p.has_weight:
+        moved -= nbytes((p.N,), p.dtype)
+    return {"flops": 0, "bytes": moved, "bound": "memory"}
+
+
+def softmax_shapes(p, sym):
+    return {"X": ((p.M, p.N), p.dtype), "Y": ((p.M, p.N), p.dtype)}
+
+
+def softmax_ref(x, p, sym):
+    v = f64(x["X"])
+    return {"Y": torch.log_softmax(v, dim=1) if p.log_softmax else torch.softmax(v, dim=1)}
+
+
+def softmax_torch(x, p, sym):
+    X = x["X"]
+    fn = torch.log_softmax if p.log_softmax else torch.softmax
+    return lambda: fn(X, dim=-1)
+
+
+def softmax_work(p, sym):
+    return {"flops": 0, "bytes": memory_work(p, sym, softmax_shapes), "bound": "memory"}
+
+
+# --- minmax, reduce, topk ---------------------------------------------------------------------
+
+def minmax_shapes(p, sym):
+    return {"A": ((p.M, p.N), p.dtype), "Stats": ((3,), p.accum_dtype)}
+
+
+def minmax_init(name, t, p, g):
+    if name != "Stats":
+        return False
+    t.copy_(torch.tensor([float("-inf"), float("inf"), 0.0], dtype=t.dtype))
+    return True
+
+
+def minmax_ref(x, p, sym):
+    a = f64(x["A"])
+    return {"Stats": torch.stack([a.max(), a.min(), a.abs().max()])}
+
+
+def minmax_torch(x, p, sym):
+    a = x["A"]
+    return lambda: torch.aminmax(a)
+
+
+def minmax_work(p, sym):
+    return {"flops": 0, "bytes": nbytes((p.M, p.N), p.dtype), "bound": "memory"}
+
+
+def reduce_out_len(p):
+    return p.M if p.dim == 1 else p.N
+
+
+def reduce_shapes(p, sym):
+    return {"A": ((p.M, p.N), p.dtype), "Out": ((reduce_out_len(p),), p.accum_dtype)}
+
+
+def reduce_apply(a, op, dim, out_dtype=None):
+    if op in ("absmax", "abssum"):
+        a = a.abs()
+    if op in ("sum", "abssum"):
+        return torch.sum(a, dim=dim, dtype=out_dtype)
+    if op in ("max", "absmax"):
+        return torch.amax(a, dim=dim)
+    return torch.amin(a, dim=dim)
+
+
+def reduce_ref(x, p, sym):
+    return {"Out": reduce_apply(f64(x["A"]), p.op, p.dim)}
+
+
+def reduce_torch(x, p, sym):
+    a, out_dtype = x["A"], torch_dtype(p.accum_dtype)
+    return lambda: reduce_apply(a, p.op, p.dim, out_dtype)
+
+
+def reduce_work(p, sym):
+    return {"flops": 0, "bytes": memory_work(p, sym, reduce_shapes), "bound": "memory"}
+
+
+def topk_shapes(p, sym):
+    return {"Logits": ((p.M, p.N), p.dtype), "Values": ((p.M, p.k), p.dtype),
+            "Indices": ((p.M, p.k), "int32")}
+
+
+def topk_init(name, t, p, g):
+    # Distinct values per row (a shuffled ramp, exact in float16 for N <= 4096
+    # and in bfloat16 for N <= 512): ties would make the indices ambiguous.
+    if name != "Logits":
+        return False
+    keys = torch.rand(t.shape, generator=g, device=t.device)
+    ramp = torch.argsort(keys, dim=1).to(torch.float32)
+    t.copy_(((ramp - t.shape[1] / 2) * 0.25).to(t.dtype))
+    return True
+
+
+def topk_ref(x, p, sym):
+    values, indices = torch.topk(f64(x["Logits"]), p.k, dim=1, largest=True, sorted=True)
+    return {"Values": values, "Indices": indices.to(torch.int32)}
+
+
+def topk_torch(x, p, sym):
+    logits = x["Logits"]
+    return lambda: torch.topk(logits, p.k, dim=1)
+
+
+def topk_work(p, sym):
+    return {"flops": 0, "bytes": memory_work(p, sym, topk_shapes), "bound": "memory"}
+
+
+SPECS: Dict[str, Spec] = {
+    "elementwise_add": Spec(ea_shapes, ea_ref,
+                            lambda p, s: {"flops": p.M * p.N,
+                                          "bytes": memory_work(p, s, ea_shapes),
+                                          "bound": "memory"},
+                            torch=ea_torch, baseline="torch.add"),
+    "gemm": Spec(gemm_shapes, gemm_ref, gemm_work, torch=gemm_torch,
+                 baseline="torch.matmul (cuBLAS)"),
+    "gemm_dynamic": Spec(gemm_dynamic_shapes, gemm_dynamic_ref, gemm_dynamic_work,
+                         torch=gemm_dynamic_torch, baseline="torch.matmul(A, B.t()) (cuBLAS)"),
+    "splitk_gemm": Spec(splitk_shapes, splitk_ref, splitk_work, torch=splitk_torch,
+                        baseline="torch.matmul fp16 (cuBLAS, no accumulate)"),
+    "dequant_gemm": Spec(dequant_shapes, dequant_ref, dequant_work, torch=dequant_torch,
+                         baseline="cuBLAS fp16 on pre-dequantized W"),
+    "gemv": Spec(gemv_shapes, gemv_ref, gemv_work, torch=gemv_torch,
+                 baseline="torch.matmul (cuBLAS gemv)"),
+    "bucketize": Spec(bucketize_shapes, bucketize_ref, bucketize_work,
+                      torch=bucketize_torch, init=bucketize_init,
+                      exact=frozenset({"Out"}), baseline="torch.bucketize"),
+    "cumsum": Spec(cumsum_shapes, cumsum_ref, cumsum_work, torch=cumsum_torch,
+                   baseline="torch.cumsum on the chunk view"),
+    "flash_attention": Spec(fa_shapes, fa_ref, fa_work, torch=fa_torch,
+                            baseline="F.scaled_dot_product_attention"),
+    "flashmla_decode": Spec(mla_shapes, mla_ref, mla_work, torch=mla_torch,
+                            workspace=frozenset({"glse", "Output_partial"}),
+                            baseline="SDPA over concatenated latent K"),
+    "layernorm": Spec(ln_shapes, ln_ref, ln_work, torch=ln_torch, baseline="F.layer_norm"),
+    "rmsnorm": Spec(rms_shapes, rms_ref, rms_work, torch=rms_torch, baseline="F.rms_norm"),
+    "softmax": Spec(softmax_shapes, softmax_ref, softmax_work, torch=softmax_torch,
+                    baseline="torch.softmax / log_softmax"),
+    "minmax": Spec(minmax_shapes, minmax_ref, minmax_work, torch=minmax_torch,
+                   init=minmax_init, exact=frozenset({"Stats"}), baseline="torch.aminmax"),
+    "reduce": Spec(reduce_shapes, reduce_ref, reduce_work, torch=reduce_torch,
+                   baseline="torch.sum/amax/amin"),
+    "topk": Spec(topk_shapes, topk_ref, topk_work, torch=topk_torch, init=topk_init,
+                 exact=frozenset({"Values", "Indices"}), baseline="torch.topk"),
+}
+
+# Manifest kernel names (the factory names) that differ from the file stems.
+SPECS["matmul"] = SPECS["gemm"]
+SPECS["matmul_dynamic_m"] = SPECS["gemm_dynamic"]
+SPECS["matmul_fp16_fp4"] = SPECS["dequant_gemm"]
+SPECS["chunk_cumsum"] = SPECS["cumsum"]
+SPECS["layer_norm"] = SPECS["layernorm"]
+SPECS["rms_norm"] = SPECS["rmsnorm"]
+
+# Relative-error thresholds ||out - ref|| / ||ref|| by output dtype: the
+# output's own rounding (fp16 ~3e-4, bf16 ~2e-3 RMS) with headroom; float32
+# outputs come from float32 arithmetic on exact inputs (METHOD.md: far under
+# 1e-3).
+THRESHOLDS = {"float64": 1e-12, "float32": 1e-4, "float16": 2e-3, "bfloat16": 1e-2,
+              "float8_e4m3": 1e-1, "float8_e5m2": 2e-1}

@@ -1,0 +1,327 @@
+//===- GemmLayout.cpp - Fragment layouts of CUDA-core gemms ---------------===//
+
+#include "GemmLayout.h"
+#include "IndexExprToIR.h"
+#include "LoopAccess.h"
+#include "tilec/IR/Builder.h"
+#include "tilec/Support/Diagnostics.h"
+#include <algorithm>
+#include <map>
+
+using namespace tilec;
+using namespace tilec::ir;
+using layout::floorDiv;
+using layout::floorMod;
+using layout::Fragment;
+using layout::GemmWarpPolicy;
+using layout::IndexExpr;
+
+//===----------------------------------------------------------------------===//
+// Grids and fragments
+//===----------------------------------------------------------------------===//
+
+std::optional<GemmWarpPolicy> tilec::parseGemmPolicy(llvm::StringRef Name) {
+  if (Name == "Square")
+    return GemmWarpPolicy::Square;
+  if (Name == "FullRow")
+    return GemmWarpPolicy::FullRow;
+  if (Name == "FullCol")
+    return GemmWarpPolicy::FullCol;
+  return std::nullopt;
+}
+
+std::optional<FmaGemmGrid> tilec::makeFmaGrid(int64_t M, int64_t N,
+                                              int64_t TM, int64_t TN,
+                                              int64_t VN) {
+  if (M < 1 || N < 1 || TM < 1 || TN < 1 || VN < 1 || M % TM || N % TN ||
+      (N / TN) % VN)
+    return std::nullopt;
+  return FmaGemmGrid{M, N, TM, TN, VN};
+}
+
+/// 4, 2 or 1: the widest column group dividing the columns of a thread.
+static int64_t columnGroup(int64_t ColsPerThread) {
+  for (int64_t VN : {4, 2})
+    if (ColsPerThread % VN == 0)
+      return VN;
+  return 1;
+}
+
+/// Policy order among grids using the same number of threads: true when
+/// \p A comes before \p B.
+static bool preferGrid(const FmaGemmGrid &A, const FmaGemmGrid &B,
+                       GemmWarpPolicy Policy) {
+  if (A.threads() != B.threads())
+    return A.threads() > B.threads();
+  switch (Policy) {
+  case GemmWarpPolicy::FullRow:
+    return A.TM > B.TM;
+  case GemmWarpPolicy::FullCol:
+    return A.TN > B.TN;
+  case GemmWarpPolicy::Square:
+    break;
+  }
+  int64_t LoadsA = A.rowsPerThread() + A.colsPerThread();
+  int64_t LoadsB = B.rowsPerThread() + B.colsPerThread();
+  if (LoadsA != LoadsB)
+    return LoadsA < LoadsB;
+  return A.TN > B.TN;
+}
+
+std::vector<FmaGemmGrid> tilec::rankFmaGrids(int64_t M, int64_t N,
+                                             int64_t Threads,
+                                             GemmWarpPolicy Policy) {
+  std::vector<FmaGemmGrid> Grids;
+  for (int64_t TM = 1; TM <= std::min(M, Threads); ++TM)
+    for (int64_t TN = 1; TN <= N && TM * TN <= Threads; ++TN)
+      if (M % TM == 0 && N % TN == 0)
+        Grids.push_back({M, N, TM, TN, columnGroup(N / TN)});
+  std::stable_sort(Grids.begin(), Grids.end(),
+                   [&](const FmaGemmGrid &A, const FmaGemmGrid &B) {
+                     return preferGrid(A, B, Policy);
+                   });
+  return Grids;
+}
+
+static IndexExpr rowGroup(const FmaGemmGrid &G, IndexExpr Row) {
+  return floorMod(Row, G.TM);
+}
+static IndexExpr rowSlot(const FmaGemmGrid &G, IndexExpr Row) {
+  return floorDiv(Row, G.TM);
+}
+static IndexExpr colGroup(const FmaGemmGrid &G, IndexExpr Col) {
+  return floorMod(floorDiv(Col, G.VN), G.TN);
+}
+static IndexExpr colSlot(const FmaGemmGrid &G, IndexExpr Col) {
+  return floorDiv(Col, G.VN * G.TN) * G.VN + floorMod(Col, G.VN);
+}
+/// The replica variable, or 0 without replication.
+static IndexExpr replicaVar(int64_t Replicas) {
+  return Replicas > 1 ? Fragment::replicateVar() : IndexExpr(0);
+}
+
+Fragment tilec::makeFmaFragmentC(const FmaGemmGrid &G) {
+  IndexExpr I = Fragment::inputVar(0), J = Fragment::inputVar(1);
+  IndexExpr Thread = rowGroup(G, I) * G.TN + colGroup(G, J);
+  IndexExpr Reg = rowSlot(G, I) * G.colsPerThread() + colSlot(G, J);
+  return Fragment({G.M, G.N}, {Reg}, Thread);
+}
+
+Fragment tilec::makeFmaFragmentA(const FmaGemmGrid &G, int64_t K,
+                                 bool Transposed) {
+  IndexExpr Row = Fragment::inputVar(Transposed ? 1 : 0);
+  IndexExpr Kv = Fragment::inputVar(Transposed ? 0 : 1);
+  IndexExpr Thread = rowGroup(G, Row) * G.TN + replicaVar(G.TN);
+  IndexExpr Reg = rowSlot(G, Row) * K + Kv;
+  layout::Shape Shape = Transposed ? layout::Shape{K, G.M}
+                                   : layout::Shape{G.M, K};
+  return Fragment(Shape, {Reg}, Thread, G.TN);
+}
+
+Fragment tilec::makeFmaFragmentB(const FmaGemmGrid &G, int64_t K,
+                                 bool Transposed) {
+  IndexExpr Col = Fragment::inputVar(Transposed ? 0 : 1);
+  IndexExpr Kv = Fragment::inputVar(Transposed ? 1 : 0);
+  IndexExpr Thread = replicaVar(G.TM) * G.TN + colGroup(G, Col);
+  IndexExpr Reg = colSlot(G, Col) * K + Kv;
+  layout::Shape Shape = Transposed ? layout::Shape{G.N, K}
+                                   : layout::Shape{K, G.N};
+  return Fragment(Shape, {Reg}, Thread, G.TM);
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct GemmInfo {
+  Operation *Op;
+  int64_t M, N, K;
+  bool TransA, TransB;
+  GemmWarpPolicy Policy;
+  FmaGemmGrid Grid;
+};
+
+/// The layout one fragment must have, and the first gemm operand asking.
+struct Requirement {
+  Fragment Layout;
+  Operation *Gemm;
+  std::string Role;
+};
+
+bool isFragment(const Value *V) {
+  return V->getType().isBuffer() &&
+         V->getType().getScope() == Scope::Fragment;
+}
+
+std::string name(const Value *V) { return V->getNameHint().str(); }
+
+class KernelGemmLayout {
+public:
+  KernelGemmLayout(Operation &Kernel, DiagnosticEngine &Diags)
+      : Kernel(Kernel), Diags(Diags), Threads(kernelThreadCount(Kernel)) {}
+
+  bool run() {
+    std::vector<Operation *> Ops;
+    Kernel.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Gemm))
+        Ops.push_back(&Op);
+    });
+    for (Operation *Op : Ops)
+      if (!collect(*Op))
+        return false;
+    if (Gemms.empty())
+      return true;
+    chooseGrids();
+    for (GemmInfo &G : Gemms)
+      if (!require(G))
+        return false;
+    annotate();
+    return true;
+  }
+
+private:
+  Operation &Kernel;
+  DiagnosticEngine &Diags;
+  int64_t Threads;
+  std::vector<GemmInfo> Gemms;
+  std::vector<Value *> Order;
+  std::map<const Value *, Requirement> Required;
+
+  bool unsupported(const Operation &Op, const std::string &Why) {
+    Diags.report(Op.getLoc(), diag::err_lowering_unsupported)
+        << "this T.gemm" << Why;
+    return false;
+  }
+
+  bool collect(Operation &Op) {
+    Value *A = Op.getOperand(0), *B = Op.getOperand(1), *C = Op.getOperand(2);
+    if (!isFragment(C))
+      return unsupported(Op, "the accumulator '" + name(C) +
+                                 "' must be a fragment (T.alloc_fragment)");
+    for (Value *V : {A, B}) {
+      Scope S = V->getType().getScope();
+      if (S != Scope::Shared && S != Scope::Fragment)
+        return unsupported(Op, "operand '" + name(V) +
+                                   "' must be a shared or fragment buffer");
+    }
+    auto SA = A->getType().getStaticShape();
+    auto SC = C->getType().getStaticShape();
+    auto Policy =
+        parseGemmPolicy(Op.getStringAttr("policy").value_or("Square"));
+    if (!SA || !SC || !B->getType().getStaticShape() || !Policy)
+      return unsupported(Op, "its operands need static shapes and a valid "
+                             "policy");
+    bool TransA = Op.getBoolAttr("transpose_a").value_or(false);
+    bool TransB = Op.getBoolAttr("transpose_b").value_or(false);
+    int64_t K = TransA ? (*SA)[0] : (*SA)[1];
+    Gemms.push_back(
+        {&Op, (*SC)[0], (*SC)[1], K, TransA, TransB, *Policy, FmaGemmGrid{}});
+    return true;
+  }
+
+  /// One grid for all gemms when one serves each with its best thread
+  /// count; otherwise each gemm's own best.
+  void chooseGrids() {
+    std::vector<std::vector<FmaGemmGrid>> Ranked;
+    for (GemmInfo &G : Gemms)
+      Ranked.push_back(rankFmaGrids(G.M, G.N, Threads, G.Policy));
+    for (size_t I = 0; I != Gemms.size(); ++I)
+      Gemms[I].Grid = Ranked[I].front();
+    for (const FmaGemmGrid &Candidate : Ranked.front()) {
+      std::vector<FmaGemmGrid> Shared;
+      for (size_t I = 0; I != Gemms.size(); ++I) {
+        auto G = makeFmaGrid(Gemms[I].M, Gemms[I].N, Candidate.TM,
+                             Candidate.TN, 1);
+        if (!G || G->threads() != Ranked[I].front().threads())
+          break;
+        G->VN = columnGroup(G->colsPerThread());
+        Shared.push_back(*G);
+      }
+      if (Shared.size() != Gemms.size())
+        continue;
+      for (size_t I = 0; I != Gemms.size(); ++I)
+        Gemms[I].Grid = Shared[I];
+      return;
+    }
+  }
+
+  bool require(GemmInfo &G) {
+    Operation &Op = *G.Op;
+    Op.setAttr("fma_grid", Attribute::intArray({G.Grid.TM, G.Grid.TN,
+                                                G.Grid.VN}));
+    if (!require(Op.getOperand(2), makeFmaFragmentC(G.Grid), Op, "C"))
+      return false;
+    Value *A = Op.getOperand(0), *B = Op.getOperand(1);
+    if (isFragment(A) &&
+        !require(A, makeFmaFragmentA(G.Grid, G.K, G.TransA), Op, "A"))
+      return false;
+    if (isFragment(B) &&
+        !require(B, makeFmaFragmentB(G.Grid, G.K, G.TransB), Op, "B"))
+      return false;
+    return true;
+  }
+
+  bool require(Value *Buf, const Fragment &F, Operation &Gemm,
+               llvm::StringRef Role) {
+    auto It = Required.find(Buf);
+    if (It == Required.end()) {
+      Order.push_back(Buf);
+      Required.insert({Buf, Requirement{F, &Gemm, Role.str()}});
+      return true;
+    }
+    const Requirement &Prev = It->second;
+    if (sameFragment(Prev.Layout, F))
+      return true;
+    Diags.report(Gemm.getLoc(), diag::err_layout_conflict)
+        << name(Buf)
+        << ("as the " + Role.str() +
+            " operand of this T.gemm it needs a different register layout "
+            "than as the " +
+            Prev.Role + " operand of an earlier T.gemm (CUDA-core gemm)");
+    Diags.report(Prev.Gemm->getLoc(), diag::note_layout_use)
+        << name(Buf) << "is the " + Prev.Role + " operand of a T.gemm";
+    return false;
+  }
+
+  void annotate() {
+    Builder B;
+    for (Value *Buf : Order) {
+      Operation *Alloc = Buf->getDefiningOp();
+      const Requirement &R = Required.at(Buf);
+      if (Alloc)
+        B.setInsertionPointAfter(Alloc);
+      else
+        B.setInsertionPointToStart(Kernel.getBody());
+      B.setLoc(R.Gemm->getLoc());
+      B.createAnnotateLayout(Buf, R.Layout.toString());
+    }
+  }
+};
+
+class GemmLayoutPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "gemm-layout"; }
+  llvm::StringRef description() const override {
+    return "Choose the register layouts of CUDA-core T.gemm operands";
+  }
+
+  bool run(Operation &Module, PassContext &Ctx) override {
+    std::vector<Operation *> Kernels;
+    Module.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Kernel))
+        Kernels.push_back(&Op);
+    });
+    bool OK = true;
+    for (Operation *Kernel : Kernels)
+      OK &= KernelGemmLayout(*Kernel, Ctx.Diags).run();
+    return OK;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tilec::createGemmLayoutPass() {
+  return std::make_unique<GemmLayoutPass>();
+}

@@ -1,0 +1,798 @@
+//===- InsertBarriers.cpp - __syncthreads where shared memory needs it ----===//
+
+#include "InsertBarriers.h"
+#include "tilec/IR/Builder.h"
+#include "tilec/IR/ConstantMatch.h"
+#include "tilec/Support/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <map>
+
+using namespace tilec;
+using namespace tilec::ir;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Shared accesses
+//===----------------------------------------------------------------------===//
+
+/// One access of a shared buffer by one op.
+struct Access {
+  Operation *Op;
+  unsigned Group; // operand group: the buffer and, when Exact, its indices
+  bool Write;
+  bool Atomic;
+  bool Exact; // one element (Lanes for vcopy) per thread at the indices
+  int64_t Lanes;
+
+  Value *buffer() const { return Op->getGroup(Group)[0]; }
+  bool operator==(const Access &O) const {
+    return Op == O.Op && Group == O.Group;
+  }
+};
+
+using AccessSet = std::vector<Access>;
+
+bool isShared(const Value *V) {
+  return V->getType().isBuffer() && V->getType().getScope() == Scope::Shared;
+}
+
+void addUnique(AccessSet &S, const Access &A) {
+  if (llvm::find(S, A) == S.end())
+    S.push_back(A);
+}
+
+void addAll(AccessSet &S, const AccessSet &New) {
+  for (const Access &A : New)
+    addUnique(S, A);
+}
+
+/// Whether operand group \p G of \p Op is read, written or both: tile
+/// operators read their sources and write their destinations; anything
+/// unknown counts as a write.
+bool groupIsWritten(const Operation &Op, unsigned G) {
+  switch (Op.getKind()) {
+  case OpKind::Load:
+    return false;
+  case OpKind::Copy:
+  case OpKind::Reduce:
+  case OpKind::Cumsum:
+    return G == 1;
+  case OpKind::VCopy:
+  case OpKind::Atomic:
+    return G == 0;
+  case OpKind::Gemm:
+    return G == 2;
+  default:
+    return true;
+  }
+}
+
+/// The shared accesses \p Op makes itself (not those of nested ops).
+AccessSet accessesOf(Operation &Op) {
+  AccessSet Result;
+  bool ElementOp = Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
+                   Op.is(OpKind::VCopy) ||
+                   (Op.is(OpKind::Atomic) && !Op.hasAttr("extent"));
+  int64_t Lanes = Op.is(OpKind::VCopy) ? Op.getIntAttr("lanes").value_or(1) : 1;
+  for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
+    llvm::ArrayRef<Value *> Group = Op.getGroup(G);
+    if (!isShared(Group[0]))
+      continue;
+    bool Write = groupIsWritten(Op, G);
+    bool Exact = ElementOp && Group.size() > 1;
+    Result.push_back({&Op, G, Write, Op.is(OpKind::Atomic) && Write, Exact,
+                      Lanes});
+  }
+  return Result;
+}
+
+/// Every shared access made by \p Op or the ops nested in it.
+AccessSet nestedAccesses(Operation &Op) {
+  AccessSet Result;
+  Op.walk([&](Operation &Inner) { addAll(Result, accessesOf(Inner)); });
+  return Result;
+}
+
+//===----------------------------------------------------------------------===//
+// Which values may differ between the threads of a block
+//===----------------------------------------------------------------------===//
+
+class Divergence {
+public:
+  /// Values defined outside \p Kernel (func level) are uniform.
+  explicit Divergence(Operation &Kernel) {
+    Kernel.walk([&](Operation &Op) { visit(Op); });
+  }
+
+  bool isDivergent(const Value *V) const { return Divergent.count(V); }
+  bool anyDivergent(llvm::ArrayRef<Value *> Vs) const {
+    return llvm::any_of(Vs, [&](const Value *V) { return isDivergent(V); });
+  }
+
+private:
+  // Pre-order: operands are classified before their users (dominance), and
+  // a loop's variable before its body.
+  void visit(Operation &Op) {
+    bool Source = Op.is(OpKind::ThreadId) || Op.is(OpKind::Load) ||
+                  Op.is(OpKind::Shfl);
+    if (Source || anyDivergent(Op.getOperands())) {
+      for (unsigned I = 0; I != Op.getNumResults(); ++I)
+        Divergent.insert(Op.getResult(I));
+    }
+    // A parallel loop spreads its iterations over the threads; a for loop's
+    // variable is divergent when its bounds are.
+    bool ArgsDiverge = Op.is(OpKind::Parallel) ||
+                       (Op.is(OpKind::For) && anyDivergent(Op.getOperands()));
+    if (!ArgsDiverge)
+      return;
+    for (unsigned R = 0; R != Op.getNumRegions(); ++R)
+      for (Value *Arg : Op.getBody(R).getArguments())
+        Divergent.insert(Arg);
+  }
+
+  llvm::DenseSet<const Value *> Divergent;
+};
+
+//===----------------------------------------------------------------------===//
+// Accesses that stay within one thread, by enumeration
+//===----------------------------------------------------------------------===//
+
+/// Flat element -> the thread touching it, or -1 when several do.
+using OwnerMap = llvm::DenseMap<int64_t, int64_t>;
+/// Values given to variables (loop variables, then memoized results).
+using ValueEnv = llvm::DenseMap<const Value *, int64_t>;
+
+/// A loop variable to enumerate and its values.
+struct Range {
+  const Value *Var;
+  int64_t Lo, Step, Count;
+};
+
+/// The condition of an enclosing `if` and the branch the access is in.
+struct Guard {
+  const Value *Cond;
+  bool Taken;
+};
+
+/// What enumerating an exact access needs.
+struct AccessSpace {
+  std::vector<Range> Ranges;
+  std::vector<Guard> Guards;
+  std::vector<int64_t> Shape;
+};
+
+std::optional<int64_t> evalOp(const Operation &Op, llvm::ArrayRef<int64_t> X);
+
+/// Decides whether two exact accesses of one buffer can touch one element
+/// from two different threads, by evaluating their indices for every
+/// thread and every value of the loop variables they use, skipping points
+/// where an enclosing `if` whose condition can be evaluated is not taken.
+/// Indices built from anything else (block indices, loaded values, loops
+/// with unknown bounds) are not analysed: such accesses always conflict.
+class ThreadOwnership {
+public:
+  explicit ThreadOwnership(std::array<int64_t, 3> Threads) : Threads(Threads) {}
+
+  /// True when no element is touched by \p A on one thread and by \p B on
+  /// another. The variables of the loops in \p SameIteration take the same
+  /// value for both accesses (both happen in one iteration of those).
+  bool sameThreadsOnly(const Access &A, const Access &B,
+                       const llvm::SmallPtrSetImpl<Operation *> &SameIteration);
+
+private:
+  static constexpr int64_t MaxPoints = 1 << 18;
+
+  const std::optional<AccessSpace> &spaceOf(const Access &A);
+  std::optional<AccessSpace> computeSpace(const Access &A);
+  std::optional<OwnerMap> owners(const Access &A, const AccessSpace &S,
+                                 const ValueEnv &Fixed);
+  /// Owner maps without fixed variables, cached.
+  const std::optional<OwnerMap> &freeOwners(const Access &A,
+                                            const AccessSpace &S);
+  bool disjoint(const OwnerMap &A, const OwnerMap &B) const;
+  /// Evaluations enumerating \p A takes (capped just above MaxPoints).
+  int64_t points(const Access &A, const AccessSpace &S) const;
+  bool collectRanges(const Value *V, std::vector<Range> &Ranges,
+                     llvm::SmallPtrSetImpl<const Value *> &Seen,
+                     unsigned Depth = 0);
+  std::optional<int64_t> eval(const Value *V, int64_t Tx, ValueEnv &Env,
+                              unsigned Depth = 0);
+
+  std::array<int64_t, 3> Threads;
+  std::map<std::pair<Operation *, unsigned>, std::optional<AccessSpace>>
+      Spaces;
+  std::map<std::pair<Operation *, unsigned>, std::optional<OwnerMap>> Owners;
+};
+
+/// Loops longer than this are not enumerated.
+constexpr int64_t MaxLoopCount = 1 << 18;
+/// Index expressions deeper than this are not analysed.
+constexpr unsigned MaxDepth = 64;
+
+/// Whether \p Op, nested in \p If, is in its then-region.
+bool inThenRegion(const Operation &If, const Operation &Op) {
+  const Operation *Cur = &Op;
+  while (Cur->getParentOp() != &If)
+    Cur = Cur->getParentOp();
+  return Cur->getParentBlock() == &If.getBody(0);
+}
+
+/// The range of a loop variable, if its loop has constant bounds.
+std::optional<Range> loopVarRange(const Value *V) {
+  Operation *Loop = V->isBlockArgument() ? V->getOwnerBlock()->getParentOp()
+                                         : nullptr;
+  if (!Loop)
+    return std::nullopt;
+  if (Loop->is(OpKind::Parallel)) {
+    auto Extents = Loop->getIntArrayAttr("extents");
+    if (!Extents || V->getIndex() >= Extents->size())
+      return std::nullopt;
+    return Range{V, 0, 1, (*Extents)[V->getIndex()]};
+  }
+  if (!Loop->is(OpKind::For))
+    return std::nullopt;
+  auto Lo = matchConstantInt(Loop->getOperand(0));
+  auto Hi = matchConstantInt(Loop->getOperand(1));
+  auto St = matchConstantInt(Loop->getOperand(2));
+  if (!Lo || !Hi || !St || *St <= 0 || *Hi - *Lo > MaxLoopCount)
+    return std::nullopt;
+  int64_t Count = *Hi > *Lo ? (*Hi - *Lo + *St - 1) / *St : 0;
+  return Range{V, *Lo, *St, Count};
+}
+
+bool ThreadOwnership::collectRanges(const Value *V, std::vector<Range> &Ranges,
+                                    llvm::SmallPtrSetImpl<const Value *> &Seen,
+                                    unsigned Depth) {
+  // Deep index expressions are not analysed (and eval, which follows the
+  // same operands, stays shallow).
+  if (Depth > MaxDepth)
+    return false;
+  if (!Seen.insert(V).second)
+    return true;
+  if (V->isBlockArgument()) {
+    std::optional<Range> R = loopVarRange(V);
+    if (R)
+      Ranges.push_back(*R);
+    return R.has_value();
+  }
+  Operation *Def = V->getDefiningOp();
+  if (!Def || Def->getNumRegions() != 0 || Def->is(OpKind::Load) ||
+      Def->is(OpKind::Shfl) || Def->is(OpKind::Math) ||
+      !V->getType().isScalar() || V->getType().isFloat())
+    return false;
+  for (Value *Operand : Def->getOperands())
+    if (!collectRanges(Operand, Ranges, Seen, Depth + 1))
+      return false;
+  return true;
+}
+
+const std::optional<AccessSpace> &ThreadOwnership::spaceOf(const Access &A) {
+  auto Key = std::make_pair(A.Op, A.Group);
+  auto It = Spaces.find(Key);
+  if (It != Spaces.end())
+    return It->second;
+  return Spaces[Key] = computeSpace(A);
+}
+
+std::optional<AccessSpace> ThreadOwnership::computeSpace(const Access &A) {
+  if (!A.Exact)
+    return std::nullopt;
+  llvm::ArrayRef<Value *> Group = A.Op->getGroup(A.Group);
+  auto Shape = Group[0]->getType().getStaticShape();
+  if (!Shape || Shape->size() != Group.size() - 1)
+    return std::nullopt;
+  AccessSpace S;
+  S.Shape = *Shape;
+  llvm::SmallPtrSet<const Value *, 16> Seen;
+  for (Value *Index : Group.drop_front())
+    if (!collectRanges(Index, S.Ranges, Seen))
+      return std::nullopt;
+  // Conditions that cannot be evaluated are left out: the access is then
+  // assumed to happen at more points, which only adds conflicts.
+  for (Operation *P = A.Op->getParentOp(); P && !P->is(OpKind::Kernel);
+       P = P->getParentOp()) {
+    if (!P->is(OpKind::If))
+      continue;
+    std::vector<Range> More;
+    llvm::SmallPtrSet<const Value *, 16> MoreSeen(Seen.begin(), Seen.end());
+    if (!collectRanges(P->getOperand(0), More, MoreSeen))
+      continue;
+    S.Guards.push_back({P->getOperand(0), inThenRegion(*P, *A.Op)});
+    S.Ranges.insert(S.Ranges.end(), More.begin(), More.end());
+    Seen.insert(MoreSeen.begin(), MoreSeen.end());
+  }
+  return S;
+}
+
+std::optional<OwnerMap> ThreadOwnership::owners(const Access &A,
+                                                const AccessSpace &S,
+                                                const ValueEnv &Fixed) {
+  std::vector<Range> Free;
+  for (const Range &R : S.Ranges)
+    if (!Fixed.count(R.Var))
+      Free.push_back(R);
+  int64_t T = Threads[0] * Threads[1] * Threads[2];
+  int64_t Iterations = 1;
+  for (const Range &R : Free) {
+    if (R.Count == 0)
+      return OwnerMap();
+    if (T * A.Lanes * Iterations > MaxPoints / R.Count)
+      return std::nullopt;
+    Iterations *= R.Count;
+  }
+  if (T * A.Lanes > MaxPoints)
+    return std::nullopt;
+  llvm::ArrayRef<Value *> Indices = A.Op->getGroup(A.Group).drop_front();
+  OwnerMap Result;
+  ValueEnv Env;
+  for (int64_t P = 0; P != Iterations; ++P) {
+    for (int64_t Tx = 0; Tx != T; ++Tx) {
+      Env = Fixed;
+      int64_t Rest = P; // mixed-radix counter over the free variables
+      for (const Range &R : Free) {
+        Env[R.Var] = R.Lo + Rest % R.Count * R.Step;
+        Rest /= R.Count;
+      }
+      bool Happens = true;
+      for (const Guard &G : S.Guards) {
+        std::optional<int64_t> C = eval(G.Cond, Tx, Env);
+        if (!C)
+          return std::nullopt;
+        Happens &= (*C != 0) == G.Taken;
+      }
+      if (!Happens)
+        continue;
+      int64_t Flat = 0;
+      for (size_t D = 0; D != S.Shape.size(); ++D) {
+        std::optional<int64_t> Index = eval(Indices[D], Tx, Env);
+        if (!Index || __builtin_mul_overflow(Flat, S.Shape[D], &Flat) ||
+            __builtin_add_overflow(Flat, *Index, &Flat))
+          return std::nullopt;
+      }
+      for (int64_t L = 0; L != A.Lanes; ++L) {
+        auto [It, New] = Result.try_emplace(Flat + L, Tx);
+        if (!New && It->second != Tx)
+          It->second = -1;
+      }
+    }
+  }
+  return Result;
+}
+
+const std::optional<OwnerMap> &
+ThreadOwnership::freeOwners(const Access &A, const AccessSpace &S) {
+  auto Key = std::make_pair(A.Op, A.Group);
+  auto It = Owners.find(Key);
+  if (It != Owners.end())
+    return It->second;
+  return Owners[Key] = owners(A, S, ValueEnv());
+}
+
+int64_t ThreadOwnership::points(const Access &A, const AccessSpace &S) const {
+  int64_t N = Threads[0] * Threads[1] * Threads[2] * A.Lanes;
+  for (const Range &R : S.Ranges) {
+    if (R.Count > 0 && N > MaxPoints / R.Count)
+      return MaxPoints + 1;
+    N *= std::max<int64_t>(R.Count, 1);
+  }
+  return N;
+}
+
+bool ThreadOwnership::disjoint(const OwnerMap &A, const OwnerMap &B) const {
+  for (const auto &[Elem, Thread] : B) {
+    auto It = A.find(Elem);
+    if (It != A.end() && (Thread < 0 || It->second != Thread))
+      return false;
+  }
+  return true;
+}
+
+bool ThreadOwnership::sameThreadsOnly(
+    const Access &A, const Access &B,
+    const llvm::SmallPtrSetImpl<Operation *> &SameIteration) {
+  const std::optional<AccessSpace> &SA = spaceOf(A);
+  const std::optional<AccessSpace> &SB = spaceOf(B);
+  if (!SA || !SB)
+    return false;
+  std::vector<Range> Shared;
+  for (const AccessSpace *S : {&*SA, &*SB})
+    for (const Range &R : S->Ranges)
+      if (SameIteration.count(R.Var->getOwnerBlock()->getParentOp()) &&
+          llvm::none_of(Shared, [&](const Range &O) { return O.Var == R.Var; }))
+        Shared.push_back(R);
+  if (points(A, *SA) > MaxPoints || points(B, *SB) > MaxPoints)
+    return false;
+  if (Shared.empty()) {
+    const std::optional<OwnerMap> &OA = freeOwners(A, *SA);
+    const std::optional<OwnerMap> &OB = freeOwners(B, *SB);
+    return OA && OB && disjoint(*OA, *OB);
+  }
+  int64_t Assignments = 1;
+  for (const Range &R : Shared) {
+    if (R.Count == 0)
+      return true;
+    if (Assignments > MaxPoints / R.Count)
+      return false;
+    Assignments *= R.Count;
+  }
+  for (int64_t P = 0; P != Assignments; ++P) {
+    ValueEnv Fixed;
+    int64_t Rest = P;
+    for (const Range &R : Shared) {
+      Fixed[R.Var] = R.Lo + Rest % R.Count * R.Step;
+      Rest /= R.Count;
+    }
+    std::optional<OwnerMap> OA = owners(A, *SA, Fixed);
+    std::optional<OwnerMap> OB = owners(B, *SB, Fixed);
+    if (!OA || !OB || !disjoint(*OA, *OB))
+      return false;
+  }
+  return true;
+}
+
+std::optional<int64_t> floorDivide(int64_t A, int64_t B) {
+  if (B == 0 || (A == INT64_MIN && B == -1))
+    return std::nullopt;
+  int64_t Q = A / B;
+  return (A % B != 0 && ((A < 0) != (B < 0))) ? Q - 1 : Q;
+}
+
+std::optional<int64_t> compare(CmpPred P, int64_t A, int64_t B) {
+  switch (P) {
+  case CmpPred::Eq:
+    return A == B;
+  case CmpPred::Ne:
+    return A != B;
+  case CmpPred::Lt:
+    return A < B;
+  case CmpPred::Le:
+    return A <= B;
+  case CmpPred::Gt:
+    return A > B;
+  case CmpPred::Ge:
+    return A >= B;
+  }
+  return std::nullopt;
+}
+
+/// Integer semantics of the index arithmetic ops; std::nullopt for other
+/// ops, division by zero and overflow.
+std::optional<int64_t> evalOp(const Operation &Op, llvm::ArrayRef<int64_t> X) {
+  int64_t R = 0;
+  switch (Op.getKind()) {
+  case OpKind::Add:
+    return __builtin_add_overflow(X[0], X[1], &R) ? std::nullopt
+                                                  : std::optional<int64_t>(R);
+  case OpKind::Sub:
+    return __builtin_sub_overflow(X[0], X[1], &R) ? std::nullopt
+                                                  : std::optional<int64_t>(R);
+  case OpKind::Mul:
+    return __builtin_mul_overflow(X[0], X[1], &R) ? std::nullopt
+                                                  : std::optional<int64_t>(R);
+  case OpKind::Div:
+    if (X[1] == 0 || (X[0] == INT64_MIN && X[1] == -1))
+      return std::nullopt;
+    return X[0] / X[1];
+  case OpKind::FloorDiv:
+    return floorDivide(X[0], X[1]);
+  case OpKind::FloorMod: {
+    std::optional<int64_t> Q = floorDivide(X[0], X[1]);
+    return Q ? std::optional<int64_t>(X[0] - *Q * X[1]) : std::nullopt;
+  }
+  case OpKind::Min:
+    return std::min(X[0], X[1]);
+  case OpKind::Max:
+    return std::max(X[0], X[1]);
+  case OpKind::And:
+    return X[0] & X[1];
+  case OpKind::Or:
+    return X[0] | X[1];
+  case OpKind::Xor:
+    return X[0] ^ X[1];
+  case OpKind::Shl:
+    return X[1] >= 0 && X[1] < 32 && X[0] >= 0 && X[0] < (int64_t(1) << 31)
+               ? std::optional<int64_t>(X[0] << X[1])
+               : std::nullopt;
+  case OpKind::Shr:
+    return X[1] >= 0 && X[1] < 63 ? std::optional<int64_t>(X[0] >> X[1])
+                                  : std::nullopt;
+  case OpKind::Select:
+    return X[0] ? X[1] : X[2];
+  case OpKind::Cast:
+    return X[0];
+  case OpKind::Cmp: {
+    auto Pred = parseCmpPred(Op.getStringAttr("pred").value_or(""));
+    return Pred ? compare(*Pred, X[0], X[1]) : std::nullopt;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Value of \p V at thread \p Tx and the loop variables in \p Env.
+std::optional<int64_t> ThreadOwnership::eval(const Value *V, int64_t Tx,
+                                             ValueEnv &Env, unsigned Depth) {
+  auto Known = Env.find(V);
+  if (Known != Env.end())
+    return Known->second;
+  const Operation *Def = V->getDefiningOp();
+  if (!Def || Depth > MaxDepth)
+    return std::nullopt;
+  std::optional<int64_t> R;
+  if (Def->is(OpKind::Const)) {
+    R = matchConstantInt(V);
+  } else if (Def->is(OpKind::ThreadId)) {
+    int64_t Dim = Def->getIntAttr("dim").value_or(0);
+    int64_t Ids[3] = {Tx % Threads[0], Tx / Threads[0] % Threads[1],
+                      Tx / (Threads[0] * Threads[1])};
+    R = Dim >= 0 && Dim < 3 ? std::optional<int64_t>(Ids[Dim]) : std::nullopt;
+  } else {
+    std::vector<int64_t> Args;
+    for (Value *Operand : Def->getOperands()) {
+      std::optional<int64_t> A = eval(Operand, Tx, Env, Depth + 1);
+      if (!A)
+        return std::nullopt;
+      Args.push_back(*A);
+    }
+    R = evalOp(*Def, Args);
+  }
+  if (R)
+    Env[V] = *R;
+  return R;
+}
+
+//===----------------------------------------------------------------------===//
+// Placement
+//===----------------------------------------------------------------------===//
+
+/// Whether \p B (a loop body) holds a break or continue of its own loop,
+/// and whether one of them sits under a divergent `if`.
+void findLoopExits(Block &B, const Divergence &Div, bool UnderDivergentIf,
+                   bool &Any, bool &Divergent) {
+  for (Operation &Op : B) {
+    if (Op.is(OpKind::Break) || Op.is(OpKind::Continue)) {
+      Any = true;
+      Divergent |= UnderDivergentIf;
+      continue;
+    }
+    if (Op.is(OpKind::For) || Op.is(OpKind::While) || Op.is(OpKind::Parallel))
+      continue; // their exits are their own
+    bool Under = UnderDivergentIf ||
+                 (Op.is(OpKind::If) && Div.isDivergent(Op.getOperand(0)));
+    for (unsigned R = 0; R != Op.getNumRegions(); ++R)
+      findLoopExits(Op.getBody(R), Div, Under, Any, Divergent);
+  }
+}
+
+/// The accesses that may still be pending when control reaches the end of
+/// \p B: those of the ops after its last top-level barrier (all of them
+/// when there is none, then \p NoBarrier is set).
+AccessSet tailAccesses(Block &B, bool &NoBarrier) {
+  std::vector<Operation *> Ops = B.getOps();
+  auto Last = std::find_if(Ops.rbegin(), Ops.rend(), [](Operation *Op) {
+    return Op->is(OpKind::Barrier);
+  });
+  NoBarrier = Last == Ops.rend();
+  AccessSet Result;
+  for (auto It = Ops.rbegin(); It != Last; ++It)
+    addAll(Result, nestedAccesses(**It));
+  return Result;
+}
+
+AccessSet blockAccesses(Block &B) {
+  AccessSet Result;
+  for (Operation &Op : B)
+    addAll(Result, nestedAccesses(Op));
+  return Result;
+}
+
+class BarrierPlacer {
+public:
+  BarrierPlacer(Operation &Kernel, DiagnosticEngine &Diags)
+      : Div(Kernel), Owners(threadsOf(Kernel)), Diags(Diags) {}
+
+  void run(Block &Body) {
+    AccessSet Pending;
+    visitBlock(Body, Pending);
+  }
+
+private:
+  static std::array<int64_t, 3> threadsOf(const Operation &Kernel) {
+    std::array<int64_t, 3> T = {1, 1, 1};
+    std::vector<int64_t> Attr =
+        Kernel.getIntArrayAttr("threads").value_or(std::vector<int64_t>{1});
+    // Clamped so that their product cannot overflow; a block that large
+    // is never enumerated anyway.
+    for (size_t I = 0; I != Attr.size() && I != 3; ++I)
+      T[I] = std::clamp<int64_t>(Attr[I], 1, 1 << 20);
+    return T;
+  }
+
+  /// Whether \p A and \p B may touch one element from two threads, one of
+  /// them writing. Both run in the same iteration of \p SameIteration.
+  bool conflict(const Access &A, const Access &B,
+                const llvm::SmallPtrSetImpl<Operation *> &SameIteration) {
+    if (A.buffer() != B.buffer() || !(A.Write || B.Write) ||
+        (A.Atomic && B.Atomic))
+      return false;
+    return !Owners.sameThreadsOnly(A, B, SameIteration);
+  }
+
+  bool conflict(const Access &A, const Access &B) {
+    return conflict(A, B, llvm::SmallPtrSet<Operation *, 1>());
+  }
+
+  /// The first access of \p New conflicting with one of \p Pending.
+  const Access *findConflict(const AccessSet &Pending, const AccessSet &New) {
+    for (const Access &B : New)
+      for (const Access &A : Pending)
+        if (conflict(A, B))
+          return &B;
+    return nullptr;
+  }
+
+  void barrierBefore(Operation &Op, AccessSet &Pending) {
+    Builder B;
+    B.setInsertionPoint(&Op);
+    B.setLoc(Op.getLoc());
+    B.create(OpKind::Barrier, {}, {}, {});
+    Pending.clear();
+  }
+
+  /// Program order through \p B, with \p Pending the accesses since the
+  /// last barrier; barriers may be inserted into \p B (all threads reach
+  /// it together).
+  void visitBlock(Block &B, AccessSet &Pending) {
+    for (Operation *Op : B.getOps()) {
+      if (Op->is(OpKind::Barrier)) {
+        Pending.clear();
+      } else if (Op->getNumRegions() == 0) {
+        AccessSet New = accessesOf(*Op);
+        if (findConflict(Pending, New))
+          barrierBefore(*Op, Pending);
+        addAll(Pending, New);
+      } else if (isUniformIf(*Op)) {
+        visitIf(*Op, Pending);
+      } else if (isUniformLoop(*Op)) {
+        visitLoop(*Op, Pending);
+      } else {
+        visitOpaque(*Op, Pending);
+      }
+    }
+  }
+
+  bool isUniformIf(Operation &Op) const {
+    return Op.is(OpKind::If) && !Div.isDivergent(Op.getOperand(0));
+  }
+
+  bool isUniformLoop(Operation &Op) const {
+    Block *Body = nullptr;
+    if (Op.is(OpKind::For)) {
+      if (Div.anyDivergent(Op.getOperands()))
+        return false;
+      Body = &Op.getBody();
+    } else if (Op.is(OpKind::While)) {
+      Block &Cond = Op.getBody(0);
+      if (Cond.empty() || !Cond.back().is(OpKind::Condition) ||
+          Div.isDivergent(Cond.back().getOperand(0)))
+        return false;
+      Body = &Op.getBody(1);
+    } else {
+      return false;
+    }
+    bool Any = false, Divergent = false;
+    findLoopExits(*Body, Div, false, Any, Divergent);
+    return !Divergent;
+  }
+
+  void visitIf(Operation &If, AccessSet &Pending) {
+    AccessSet Else = Pending;
+    visitBlock(If.getBody(0), Pending);
+    if (If.getNumRegions() > 1)
+      visitBlock(If.getBody(1), Else);
+    addAll(Pending, Else);
+  }
+
+  /// A loop whose iterations all threads run together. An iteration starts
+  /// with what was pending before the loop or at the end of the previous
+  /// iteration (everything, when break/continue may cut it short).
+  void visitLoop(Operation &Loop, AccessSet &Pending) {
+    bool IsWhile = Loop.is(OpKind::While);
+    Block &Body = Loop.getBody(IsWhile ? 1 : 0);
+    bool Exits = false, Divergent = false;
+    findLoopExits(Body, Div, false, Exits, Divergent);
+    bool NoBarrier = false;
+    AccessSet Carried = Exits ? blockAccesses(Body) : tailAccesses(Body, NoBarrier);
+    if (IsWhile && (Exits || NoBarrier)) {
+      bool CondNoBarrier = false;
+      addAll(Carried, tailAccesses(Loop.getBody(0), CondNoBarrier));
+    }
+    AccessSet Before = Pending;
+    addAll(Pending, Carried);
+    if (IsWhile)
+      visitBlock(Loop.getBody(0), Pending);
+    visitBlock(Body, Pending);
+    // Zero iterations leave Before; a while evaluates its condition once
+    // more before leaving.
+    addAll(Pending, Before);
+    if (IsWhile)
+      addAll(Pending, blockAccesses(Loop.getBody(0)));
+    if (Exits)
+      addAll(Pending, blockAccesses(Body));
+  }
+
+  /// An op that not every thread runs the same way (divergent branch or
+  /// loop, parallel loop): it counts as one access of all it touches.
+  void visitOpaque(Operation &Op, AccessSet &Pending) {
+    AccessSet Inner = nestedAccesses(Op);
+    if (findConflict(Pending, Inner))
+      barrierBefore(Op, Pending);
+    if (!Op.is(OpKind::Parallel))
+      checkInside(Op, Inner);
+    addAll(Pending, Inner);
+  }
+
+  /// Conflicts between accesses inside a divergent op (or of one access
+  /// with itself, in a loop there) have no legal barrier: warn about one.
+  void checkInside(Operation &Op, const AccessSet &Inner) {
+    llvm::SmallPtrSet<Operation *, 4> Enclosing;
+    for (Operation *P = Op.getParentOp(); P; P = P->getParentOp())
+      Enclosing.insert(P);
+    for (size_t I = 0; I != Inner.size(); ++I) {
+      for (size_t J = I; J != Inner.size(); ++J) {
+        if (I == J && !inLoopWithin(*Inner[I].Op, Op))
+          continue;
+        if (!conflict(Inner[I], Inner[J], Enclosing))
+          continue;
+        Diags.report(Op.getLoc(), diag::warn_barrier_in_divergent_code)
+            << Inner[I].buffer()->getNameHint().str();
+        return;
+      }
+    }
+  }
+
+  static bool inLoopWithin(const Operation &Inner, const Operation &Outer) {
+    for (Operation *P = Inner.getParentOp(); P; P = P->getParentOp()) {
+      if (P->is(OpKind::For) || P->is(OpKind::While))
+        return true;
+      if (P == &Outer)
+        return false;
+    }
+    return false;
+  }
+
+  Divergence Div;
+  ThreadOwnership Owners;
+  DiagnosticEngine &Diags;
+};
+
+class InsertBarriersPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "insert-barriers"; }
+  llvm::StringRef description() const override {
+    return "Insert __syncthreads between conflicting shared-memory accesses";
+  }
+
+  bool run(Operation &Module, PassContext &Ctx) override {
+    std::vector<Operation *> Kernels;
+    Module.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Kernel))
+        Kernels.push_back(&Op);
+    });
+    for (Operation *Kernel : Kernels)
+      BarrierPlacer(*Kernel, Ctx.Diags).run(Kernel->getBody());
+    return true;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tilec::createInsertBarriersPass() {
+  return std::make_unique<InsertBarriersPass>();
+}
