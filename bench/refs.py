@@ -18,7 +18,9 @@ or by the kernel name in its manifest. A Spec says, for one example:
                       it handled `name`, False for plain random data;
   exact               outputs compared element by element (no tolerance);
   workspace           outputs that are scratch space: poisoned, never compared;
-  baseline            the name of the torch baseline, for the table.
+  baseline            the name of the torch baseline, for the table;
+  baseline_is_ref     False when the baseline computes a related but different
+                      function (it is timed, not compared, by --selftest-refs).
 
 p is a Params (the factory's defaults with the -D values of the build applied,
 attribute access); sym maps the T.dynamic symbols to their run-time values.
@@ -86,6 +88,7 @@ class Spec:
     exact: frozenset = frozenset()
     workspace: frozenset = frozenset()
     baseline: str = ""
+    baseline_is_ref: bool = True  # the baseline's result equals the reference
 
 
 def nbytes(shape, dtype) -> int:
@@ -557,7 +560,8 @@ SPECS: Dict[str, Spec] = {
     "gemm_dynamic": Spec(gemm_dynamic_shapes, gemm_dynamic_ref, gemm_dynamic_work,
                          torch=gemm_dynamic_torch, baseline="torch.matmul(A, B.t()) (cuBLAS)"),
     "splitk_gemm": Spec(splitk_shapes, splitk_ref, splitk_work, torch=splitk_torch,
-                        baseline="torch.matmul fp16 (cuBLAS, no accumulate)"),
+                        baseline="torch.matmul fp16 (cuBLAS, no accumulate)",
+                        baseline_is_ref=False),
     "dequant_gemm": Spec(dequant_shapes, dequant_ref, dequant_work, torch=dequant_torch,
                          baseline="cuBLAS fp16 on pre-dequantized W"),
     "gemv": Spec(gemv_shapes, gemv_ref, gemv_work, torch=gemv_torch,

@@ -8,7 +8,7 @@
 # TILEC_EMIT (what the example is compiled to, default below).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-# ir until the CUDA emitter lands; then cuda (writes gemm.cu, .h and .json).
+# ir until gemm lowers to CUDA; then cuda (writes gemm.cu, .h and .json).
 EMIT=${TILEC_EMIT:-ir}
 EXAMPLE=examples/gemm.tile
 OUT_DIR=$TILEC_ROOT/out

@@ -20,7 +20,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_DIR=${FUZZ_DIR:-$TILEC_ROOT/build-fuzz}
-# Switch on once the CUDA emitter lands.
+# Switch on once every example compiles to CUDA.
 NVCC_CHECKS=${NVCC_CHECKS:-0}
 NVCC_ARCH=${NVCC_ARCH:-sm_90a}
 RESULTS=$BUILD_DIR/test-results

@@ -82,8 +82,8 @@ TEST_CASE("column rasterization is row rasterization transposed",
   std::vector<std::pair<int64_t, int64_t>> Order;
   for (int64_t Id = 0; Id != 6; ++Id)
     Order.push_back(raster(Id % 3, Id / 3, 3, 2, 2, true));
-  std::vector<std::pair<int64_t, int64_t>> Expected = {
-      {0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 1}, {2, 0}};
+  std::vector<std::pair<int64_t, int64_t>> Expected = {{0, 0}, {1, 0}, {0, 1},
+                                                       {1, 1}, {2, 1}, {2, 0}};
   CHECK(Order == Expected);
 }
 

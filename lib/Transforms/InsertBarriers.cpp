@@ -86,8 +86,8 @@ AccessSet accessesOf(Operation &Op) {
       continue;
     bool Write = groupIsWritten(Op, G);
     bool Exact = ElementOp && Group.size() > 1;
-    Result.push_back({&Op, G, Write, Op.is(OpKind::Atomic) && Write, Exact,
-                      Lanes});
+    Result.push_back(
+        {&Op, G, Write, Op.is(OpKind::Atomic) && Write, Exact, Lanes});
   }
   return Result;
 }
@@ -119,8 +119,8 @@ private:
   // Pre-order: operands are classified before their users (dominance), and
   // a loop's variable before its body.
   void visit(Operation &Op) {
-    bool Source = Op.is(OpKind::ThreadId) || Op.is(OpKind::Load) ||
-                  Op.is(OpKind::Shfl);
+    bool Source =
+        Op.is(OpKind::ThreadId) || Op.is(OpKind::Load) || Op.is(OpKind::Shfl);
     if (Source || anyDivergent(Op.getOperands())) {
       for (unsigned I = 0; I != Op.getNumResults(); ++I)
         Divergent.insert(Op.getResult(I));
@@ -205,8 +205,7 @@ private:
                               unsigned Depth = 0);
 
   std::array<int64_t, 3> Threads;
-  std::map<std::pair<Operation *, unsigned>, std::optional<AccessSpace>>
-      Spaces;
+  std::map<std::pair<Operation *, unsigned>, std::optional<AccessSpace>> Spaces;
   std::map<std::pair<Operation *, unsigned>, std::optional<OwnerMap>> Owners;
 };
 
@@ -225,8 +224,8 @@ bool inThenRegion(const Operation &If, const Operation &Op) {
 
 /// The range of a loop variable, if its loop has constant bounds.
 std::optional<Range> loopVarRange(const Value *V) {
-  Operation *Loop = V->isBlockArgument() ? V->getOwnerBlock()->getParentOp()
-                                         : nullptr;
+  Operation *Loop =
+      V->isBlockArgument() ? V->getOwnerBlock()->getParentOp() : nullptr;
   if (!Loop)
     return std::nullopt;
   if (Loop->is(OpKind::Parallel)) {
@@ -637,12 +636,32 @@ private:
     return nullptr;
   }
 
-  void barrierBefore(Operation &Op, AccessSet &Pending) {
+  Operation *barrierBefore(Operation &Op, AccessSet &Pending) {
     Builder B;
     B.setInsertionPoint(&Op);
     B.setLoc(Op.getLoc());
-    B.create(OpKind::Barrier, {}, {}, {});
     Pending.clear();
+    return B.create(OpKind::Barrier, {}, {}, {});
+  }
+
+  /// A barrier right before \p Loop is redundant when the loop runs at
+  /// least once and its body reaches a barrier before any shared access.
+  static bool coveredByFirstIteration(Operation &Loop) {
+    if (!Loop.is(OpKind::For))
+      return false;
+    auto Lo = matchConstantInt(Loop.getOperand(0));
+    auto Hi = matchConstantInt(Loop.getOperand(1));
+    auto Step = matchConstantInt(Loop.getOperand(2));
+    if (!Lo || !Hi || !Step || *Step <= 0 || *Lo >= *Hi)
+      return false;
+    for (Operation &Op : Loop.getBody()) {
+      if (Op.is(OpKind::Barrier))
+        return true;
+      if (!nestedAccesses(Op).empty() || Op.is(OpKind::Break) ||
+          Op.is(OpKind::Continue) || Op.getNumRegions() != 0)
+        return false;
+    }
+    return false;
   }
 
   /// Program order through \p B, with \p Pending the accesses since the
@@ -657,10 +676,19 @@ private:
         if (findConflict(Pending, New))
           barrierBefore(*Op, Pending);
         addAll(Pending, New);
-      } else if (isUniformIf(*Op)) {
-        visitIf(*Op, Pending);
-      } else if (isUniformLoop(*Op)) {
-        visitLoop(*Op, Pending);
+      } else if (isUniformIf(*Op) || isUniformLoop(*Op)) {
+        // A conflict with what is pending before the op is settled before
+        // it, not inside (where it would run once per iteration).
+        Operation *Hoisted = nullptr;
+        if (findConflict(Pending, nestedAccesses(*Op)))
+          Hoisted = barrierBefore(*Op, Pending);
+        if (Op->is(OpKind::If)) {
+          visitIf(*Op, Pending);
+        } else {
+          visitLoop(*Op, Pending);
+          if (Hoisted && coveredByFirstIteration(*Op))
+            Hoisted->erase();
+        }
       } else {
         visitOpaque(*Op, Pending);
       }
@@ -708,7 +736,8 @@ private:
     bool Exits = false, Divergent = false;
     findLoopExits(Body, Div, false, Exits, Divergent);
     bool NoBarrier = false;
-    AccessSet Carried = Exits ? blockAccesses(Body) : tailAccesses(Body, NoBarrier);
+    AccessSet Carried =
+        Exits ? blockAccesses(Body) : tailAccesses(Body, NoBarrier);
     if (IsWhile && (Exits || NoBarrier)) {
       bool CondNoBarrier = false;
       addAll(Carried, tailAccesses(Loop.getBody(0), CondNoBarrier));
@@ -772,6 +801,14 @@ private:
   DiagnosticEngine &Diags;
 };
 
+bool usesSharedMemory(Operation &Kernel) {
+  bool Found = false;
+  Kernel.walk([&](Operation &Op) {
+    Found |= Op.is(OpKind::Alloc) && isShared(Op.getResult());
+  });
+  return Found;
+}
+
 class InsertBarriersPass : public Pass {
 public:
   llvm::StringRef name() const override { return "insert-barriers"; }
@@ -786,7 +823,8 @@ public:
         Kernels.push_back(&Op);
     });
     for (Operation *Kernel : Kernels)
-      BarrierPlacer(*Kernel, Ctx.Diags).run(Kernel->getBody());
+      if (usesSharedMemory(*Kernel))
+        BarrierPlacer(*Kernel, Ctx.Diags).run(Kernel->getBody());
     return true;
   }
 };

@@ -1,4 +1,4 @@
-//===- InsertBarriers.h - __syncthreads where shared memory needs it -*- C++ -*-===//
+//===- InsertBarriers.h - Barriers for shared memory ----------*- C++ -*-===//
 //
 // Expects: lowered kernels (runs last): shared buffers are accessed by
 //   per-thread `load`, `store`, `vcopy` and element `atomic`; tile

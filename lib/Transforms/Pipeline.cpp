@@ -14,10 +14,12 @@
 #include "InferCopyExtents.h"
 #include "InsertBarriers.h"
 #include "LayoutInference.h"
+#include "LowerCumsum.h"
 #include "LowerFragments.h"
 #include "LowerGemm.h"
 #include "LowerParallel.h"
 #include "LowerPipelined.h"
+#include "LowerReduce.h"
 #include "Rasterize.h"
 #include "ResolveStaticIf.h"
 #include "tilec/Transforms/PassManager.h"
@@ -33,6 +35,8 @@ void tilec::registerAllPasses() {
   registerPass("gemm-layout", createGemmLayoutPass);
   registerPass("layout-inference", createLayoutInferencePass);
   registerPass("lower-gemm", createLowerGemmPass);
+  registerPass("lower-reduce", createLowerReducePass);
+  registerPass("lower-cumsum", createLowerCumsumPass);
   registerPass("lower-parallel", createLowerParallelPass);
   registerPass("lower-fragments", createLowerFragmentsPass);
   registerPass("rasterize", createRasterizePass);
@@ -64,6 +68,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
   PM.addPass(createGemmLayoutPass());
   PM.addPass(createLayoutInferencePass());
   PM.addPass(createLowerGemmPass());
+  // Reductions and scans become parallel loops over their sources (warp
+  // shuffles and shared memory between threads), lowered below.
+  PM.addPass(createLowerReducePass());
+  PM.addPass(createLowerCumsumPass());
   PM.addPass(createLowerParallelPass());
   PM.addPass(createLowerFragmentsPass());
   // T.Pipelined runs serially on CUDA cores (no stage overlap yet).

@@ -46,11 +46,12 @@ std::pair<V, V> rasterize2D(Arith &Ar, V Bx, V By, V Gx, V Gy, int64_t Panel,
   V PanelIdx = Ar.div(Id, PanelBlocks);
   V Offset = Ar.rem(Id, PanelBlocks);
   // The last panel holds what is left of the grid.
-  V PanelWidth = Ar.min(P, Ar.sub(Width, Ar.mul(PanelIdx, P)));
+  V Done = Ar.mul(PanelIdx, P); // panel rows (or columns) before this one
+  V PanelWidth = Ar.min(P, Ar.sub(Width, Done));
   V Along = Ar.div(Offset, PanelWidth);
   V Reversed = Ar.sub(Ar.sub(Lanes, Ar.constant(1)), Along);
   Along = Ar.select(Ar.isOdd(PanelIdx), Reversed, Along);
-  V Across = Ar.add(Ar.rem(Offset, PanelWidth), Ar.mul(PanelIdx, P));
+  V Across = Ar.add(Ar.rem(Offset, PanelWidth), Done);
   if (ColumnOrder)
     return {Across, Along};
   return {Along, Across};

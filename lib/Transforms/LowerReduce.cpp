@@ -1,0 +1,567 @@
+//===- LowerReduce.cpp - T.reduce_* on CUDA cores -------------------------===//
+
+#include "LowerReduce.h"
+#include "IndexExprToIR.h"
+#include "LayoutInference.h"
+#include "LoopAccess.h"
+#include "ReduceEmit.h"
+#include "tilec/IR/Builder.h"
+#include "tilec/Layout/LayoutParser.h"
+#include "tilec/Layout/Simplify.h"
+#include "tilec/Layout/ThreadLayouts.h"
+#include "tilec/Support/Diagnostics.h"
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+using namespace tilec;
+using namespace tilec::ir;
+using layout::Fragment;
+using layout::Indices;
+
+//===----------------------------------------------------------------------===//
+// The plan, by enumeration
+//===----------------------------------------------------------------------===//
+
+Indices tilec::reducedIndex(llvm::ArrayRef<int64_t> SrcIdx, unsigned Dim,
+                            unsigned DstRank) {
+  Indices Out(SrcIdx.begin(), SrcIdx.end());
+  if (DstRank == SrcIdx.size())
+    Out[Dim] = 0;
+  else if (SrcIdx.size() == 1)
+    Out[0] = 0;
+  else
+    Out.erase(Out.begin() + Dim);
+  return Out;
+}
+
+namespace {
+
+std::string indexText(llvm::ArrayRef<int64_t> Idx) {
+  return fmt::format("[{}]", fmt::join(Idx, ", "));
+}
+
+int64_t flatIndex(llvm::ArrayRef<int64_t> Idx, llvm::ArrayRef<int64_t> Shape) {
+  int64_t Flat = 0;
+  for (unsigned D = 0; D != Shape.size(); ++D)
+    Flat = Flat * Shape[D] + Idx[D];
+  return Flat;
+}
+
+/// Who holds what in a fragment: the threads of each element (by flat
+/// index) and an element of each register.
+struct Holding {
+  std::vector<std::set<int64_t>> Threads;
+  std::vector<std::optional<Indices>> RegisterElement;
+};
+
+std::optional<Holding> enumerateHolders(const Fragment &F, std::string &Why) {
+  llvm::ArrayRef<int64_t> Shape = F.getInputShape();
+  Holding H;
+  H.Threads.resize(layout::shapeSize(Shape));
+  H.RegisterElement.resize(F.getRegisterCount());
+  std::map<std::pair<int64_t, int64_t>, int64_t> Slots;
+  bool OK = true;
+  layout::forEachIndex(Shape, [&](llvm::ArrayRef<int64_t> Idx) {
+    int64_t Flat = flatIndex(Idx, Shape);
+    int64_t Reg = flatRegister(F, Idx);
+    for (int64_t Rep = 0; OK && Rep != F.getReplicateSize(); ++Rep) {
+      auto T = F.forwardThread(Idx, Rep);
+      if (!T || Reg < 0 || Reg >= F.getRegisterCount()) {
+        Why = "the destination layout is undefined at " + indexText(Idx);
+        OK = false;
+        return;
+      }
+      auto [It, New] = Slots.insert({{*T, Reg}, Flat});
+      if (!New && It->second != Flat) {
+        Why = fmt::format("thread {} keeps two destination elements in "
+                          "register {}",
+                          *T, Reg);
+        OK = false;
+        return;
+      }
+      H.Threads[Flat].insert(*T);
+    }
+    if (!H.RegisterElement[Reg])
+      H.RegisterElement[Reg] = Indices(Idx.begin(), Idx.end());
+  });
+  if (!OK)
+    return std::nullopt;
+  return H;
+}
+
+/// The xor group V with holders(e) = t ⊕ V for every element e.
+std::optional<std::set<int64_t>>
+xorGroup(const std::vector<std::set<int64_t>> &Threads, std::string &Why) {
+  const std::set<int64_t> &First = Threads.front();
+  std::set<int64_t> V;
+  for (int64_t T : First)
+    V.insert(T ^ *First.begin());
+  for (int64_t A : V)
+    for (int64_t B : V)
+      if (!V.count(A ^ B)) {
+        Why = "the threads holding one destination element are not an xor "
+              "group (a power-of-2 pattern)";
+        return std::nullopt;
+      }
+  for (const std::set<int64_t> &H : Threads) {
+    bool Same = H.size() == V.size() &&
+                llvm::all_of(H, [&](int64_t T) {
+                  return V.count(T ^ *H.begin()) != 0;
+                });
+    if (!Same) {
+      Why = "the destination elements are not replicated over the same "
+            "thread pattern";
+      return std::nullopt;
+    }
+  }
+  return V;
+}
+
+/// A basis of V in echelon form (distinct leading bits), largest first.
+std::vector<int64_t> xorBasis(const std::set<int64_t> &V) {
+  std::vector<int64_t> Basis;
+  for (int64_t X : V) {
+    for (int64_t B : Basis)
+      X = std::min(X, X ^ B);
+    if (!X)
+      continue;
+    Basis.push_back(X);
+    llvm::sort(Basis, std::greater<int64_t>());
+  }
+  return Basis;
+}
+
+/// Every src element (replica 0) lies on a thread that holds its dst element.
+bool checkContributions(const Fragment &Src, const Fragment &Dst, unsigned Dim,
+                        const Holding &H, std::string &Why) {
+  llvm::ArrayRef<int64_t> DstShape = Dst.getInputShape();
+  bool OK = true;
+  layout::forEachIndex(Src.getInputShape(), [&](llvm::ArrayRef<int64_t> Idx) {
+    if (!OK)
+      return;
+    Indices E = reducedIndex(Idx, Dim, DstShape.size());
+    auto T = Src.forwardThread(Idx, 0);
+    if (T && H.Threads[flatIndex(E, DstShape)].count(*T))
+      return;
+    Why = fmt::format("source element {} is on thread {}, which does not hold "
+                      "destination element {}",
+                      indexText(Idx), T ? std::to_string(*T) : "?",
+                      indexText(E));
+    OK = false;
+  });
+  return OK;
+}
+
+bool shapesMatch(const Fragment &Src, const Fragment &Dst, unsigned Dim) {
+  llvm::ArrayRef<int64_t> S = Src.getInputShape(), D = Dst.getInputShape();
+  if (Dim >= S.size())
+    return false;
+  Indices Last(S.begin(), S.end());
+  for (int64_t &X : Last)
+    --X;
+  Indices E = reducedIndex(Last, Dim, D.size());
+  if (E.size() != D.size())
+    return false;
+  for (unsigned K = 0; K != D.size(); ++K)
+    if (E[K] + 1 != D[K])
+      return false;
+  return true;
+}
+
+} // namespace
+
+std::optional<ReduceThreadPlan>
+tilec::planFragmentReduce(const Fragment &Src, const Fragment &Dst,
+                          unsigned Dim, std::string &Why) {
+  int64_t Work = layout::shapeSize(Src.getInputShape()) +
+                 layout::shapeSize(Dst.getInputShape()) *
+                     Dst.getReplicateSize();
+  if (Work > layout::DefaultEnumerationLimit) {
+    Why = "the layouts are too large to check";
+    return std::nullopt;
+  }
+  if (!shapesMatch(Src, Dst, Dim)) {
+    Why = "the layouts do not match the source and destination shapes";
+    return std::nullopt;
+  }
+  auto H = enumerateHolders(Dst, Why);
+  if (!H || !checkContributions(Src, Dst, Dim, *H, Why))
+    return std::nullopt;
+  auto V = xorGroup(H->Threads, Why);
+  if (!V)
+    return std::nullopt;
+  ReduceThreadPlan Plan;
+  Plan.RegisterElement = std::move(H->RegisterElement);
+  std::vector<int64_t> Wide;
+  for (int64_t B : xorBasis(*V))
+    (B < 32 ? Plan.LaneMasks : Wide).push_back(B);
+  for (int64_t Mask = 1; Mask < (int64_t(1) << Wide.size()); ++Mask) {
+    int64_t S = 0;
+    for (unsigned K = 0; K != Wide.size(); ++K)
+      if (Mask >> K & 1)
+        S ^= Wide[K];
+    Plan.WarpOffsets.push_back(S);
+  }
+  llvm::sort(Plan.WarpOffsets);
+  return Plan;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class ReduceLowering {
+public:
+  ReduceLowering(Operation &Op, DiagnosticEngine &Diags)
+      : Op(Op), Kernel(*Op.getParentOfKind(OpKind::Kernel)), Diags(Diags),
+        Kind(Op.getStringAttr("kind").value_or("sum").str()),
+        Axis(Op.getIntAttr("dim").value_or(0)),
+        Clear(Op.getBoolAttr("clear").value_or(true)), Src(Op.getOperand(0)),
+        Dst(Op.getOperand(1)), DT(Dst->getType().getDType()) {}
+
+  bool run() {
+    if (!isFloat(DT) && !isInteger(DT))
+      return fail("the destination dtype " + tileLangName(DT).str() +
+                  " cannot accumulate");
+    if (Src == Dst)
+      return fail("the source and the destination are the same buffer");
+    B.setInsertionPoint(&Op);
+    B.setLoc(Op.getLoc());
+    bool SrcFrag = isFragment(Src), DstFrag = isFragment(Dst);
+    bool OK = SrcFrag ? (DstFrag ? lowerFragments()
+                                 : fail("a fragment source needs a fragment "
+                                        "destination"))
+                      : lowerSerial();
+    if (OK)
+      Op.erase();
+    return OK;
+  }
+
+private:
+  Operation &Op;
+  Operation &Kernel;
+  DiagnosticEngine &Diags;
+  std::string Kind;
+  unsigned Axis;
+  bool Clear;
+  Value *Src, *Dst;
+  DType DT;
+  Builder B;
+
+  static bool isFragment(const Value *V) {
+    return V->getType().getScope() == Scope::Fragment;
+  }
+
+  bool fail(const std::string &Why) {
+    Diags.report(Op.getLoc(), diag::err_reduce_layout)
+        << "reduce_" + Kind << Why;
+    return false;
+  }
+
+  std::optional<Fragment> layoutOf(Value *Buf, std::string &Why) {
+    std::string Error;
+    llvm::StringRef Text =
+        Buf->getDefiningOp()
+            ? Buf->getDefiningOp()->getStringAttr("layout").value_or("")
+            : "";
+    auto F = layout::parseFragment(Text, Error);
+    if (!F)
+      Why = "fragment '" + Buf->getNameHint().str() +
+            "' has no valid layout; run layout-inference first";
+    return F;
+  }
+
+  ReduceKind kind() const { return parseReduceKind(Kind); }
+
+  //===--- Fragment source and destination --------------------------------===//
+
+  bool lowerFragments() {
+    std::string Why;
+    auto S = layoutOf(Src, Why);
+    auto D = S ? layoutOf(Dst, Why) : std::nullopt;
+    if (!S || !D)
+      return fail(Why);
+    if (auto Plan = planFragmentReduce(*S, *D, Axis, Why)) {
+      reduceInto(*S, *D, *Plan, Dst, Clear);
+      return true;
+    }
+    // dst got its layout elsewhere (e.g. from a loop seen first): reduce
+    // into the layout derived from src, then redistribute.
+    std::vector<unsigned> Kept;
+    for (unsigned K = 0; K != S->getInputDim(); ++K)
+      if (K != Axis)
+        Kept.push_back(K);
+    auto Near = deriveProjectedFragment(*S, Kept, D->getInputShape(),
+                                        kernelThreadCount(Kernel));
+    std::string Unused;
+    auto Plan = Near ? planFragmentReduce(*S, *Near, Axis, Unused)
+                     : std::nullopt;
+    if (!Plan)
+      return fail(Why);
+    Value *Part = allocFragment(*Near, "red_part");
+    reduceInto(*S, *Near, *Plan, Part, /*ClearTarget=*/true);
+    redistribute(Part, *S, *D);
+    return true;
+  }
+
+  /// Target (layout D) = reduce(src), or op(Target, reduce(src)).
+  void reduceInto(const Fragment &S, const Fragment &D,
+                  const ReduceThreadPlan &Plan, Value *Target,
+                  bool ClearTarget) {
+    Value *Acc = ClearTarget ? Target : allocFragment(D, "red_acc");
+    forEachRegister(Plan, [&](int64_t, llvm::ArrayRef<Value *> E) {
+      B.createStore(identityValue(B, kind(), DT), Acc, E);
+    });
+    emitLocalFold(S, Acc);
+    combineThreads(Plan, Acc, Target, ClearTarget);
+  }
+
+  /// Dst (layout D) = Part through a shared staging buffer, folded into
+  /// the old dst when clear = false. Part is read in a loop over src (the
+  /// threads of a row hold the same sum and store the same value): a loop
+  /// over Part's own, possibly degenerate, replicated layout might not be
+  /// bindable.
+  void redistribute(Value *Part, const Fragment &S, const Fragment &D) {
+    std::vector<ir::Dim> Dims(Dst->getType().getDims().begin(),
+                              Dst->getType().getDims().end());
+    Value *Stage = allocAtKernelStart(Type::buffer(Scope::Shared, Dims, DT),
+                                      "red_stage");
+    copyLoop(S, [&](llvm::ArrayRef<Value *> X) {
+      std::vector<Value *> E = rowIndices(X);
+      B.createStore(B.createLoad(Part, E), Stage, E);
+    });
+    emitBarrier(B);
+    copyLoop(D, [&](llvm::ArrayRef<Value *> E) {
+      Value *V = B.createLoad(Stage, E);
+      if (!Clear)
+        V = combineValues(B, kind(), B.createLoad(Dst, E), V);
+      B.createStore(V, Dst, E);
+    });
+    emitBarrier(B);
+  }
+
+  void copyLoop(const Fragment &L,
+                llvm::function_ref<void(llvm::ArrayRef<Value *>)> Body) {
+    Operation *Par = createLoop(L.getInputShape(), L.toString());
+    Builder::InsertionGuard G(B);
+    B.setInsertionPointToEnd(Par->getBody());
+    Body(Par->getBody().getArguments());
+  }
+
+  Value *allocFragment(const Fragment &L, llvm::StringRef Name) {
+    Value *Buf = allocAtKernelStart(Dst->getType(), Name);
+    Buf->getDefiningOp()->setAttr("layout", Attribute::string(L.toString()));
+    return Buf;
+  }
+
+  /// Calls F(r, constant indices of e_r) for each used register r.
+  void forEachRegister(
+      const ReduceThreadPlan &Plan,
+      llvm::function_ref<void(int64_t, llvm::ArrayRef<Value *>)> F) {
+    for (unsigned R = 0; R != Plan.RegisterElement.size(); ++R) {
+      if (!Plan.RegisterElement[R])
+        continue;
+      std::vector<Value *> Idx;
+      for (int64_t X : *Plan.RegisterElement[R])
+        Idx.push_back(B.createConstInt(X));
+      F(R, Idx);
+    }
+  }
+
+  /// parallel over src with its layout: acc[row] = op(acc[row], src[x]).
+  void emitLocalFold(const Fragment &S, Value *Acc) {
+    Operation *Par = createLoop(S.getInputShape(), S.toString());
+    Builder::InsertionGuard G(B);
+    B.setInsertionPointToEnd(Par->getBody());
+    std::vector<Value *> Vars = Par->getBody().getArguments();
+    if (S.getReplicateSize() > 1)
+      enterFirstReplicaGuard(S, Vars);
+    Value *X = prepareValue(B, kind(), B.createLoad(Src, Vars), DT);
+    std::vector<Value *> Row = rowIndices(Vars);
+    Value *Old = B.createLoad(Acc, Row);
+    B.createStore(combineValues(B, kind(), Old, X), Acc, Row);
+  }
+
+  /// `if S.thread(vars, rep = 0) == tx`: replicas do not count twice.
+  void enterFirstReplicaGuard(const Fragment &S, llvm::ArrayRef<Value *> Vars) {
+    layout::VarMap Map;
+    Map["rep"] = layout::IndexExpr(0);
+    AtomValues Atoms;
+    for (unsigned K = 0; K != Vars.size(); ++K)
+      Atoms[Fragment::inputVarName(K)] = Vars[K];
+    layout::IndexExpr Owner =
+        layout::simplify(layout::substitute(S.getForwardThread(), Map));
+    Value *Tx = emitLinearThreadId(B, Kernel);
+    Value *Cond =
+        B.createCmp(CmpPred::Eq, emitIndexExpr(B, Owner, Atoms), Tx);
+    B.setInsertionPointToEnd(B.createIf(Cond)->getBody(0));
+  }
+
+  /// The dst indices of the src element at loop variables Vars.
+  std::vector<Value *> rowIndices(llvm::ArrayRef<Value *> Vars) {
+    unsigned DstRank = Dst->getType().getDims().size();
+    std::vector<Value *> Row(Vars.begin(), Vars.end());
+    if (DstRank == Vars.size())
+      Row[Axis] = B.createConstInt(0);
+    else if (Vars.size() == 1)
+      Row[0] = B.createConstInt(0);
+    else
+      Row.erase(Row.begin() + Axis);
+    return Row;
+  }
+
+  /// Shuffle butterfly, then the cross-warp exchange, then the old dst.
+  void combineThreads(const ReduceThreadPlan &Plan, Value *Acc, Value *Target,
+                      bool ClearTarget) {
+    bool Wide = !Plan.WarpOffsets.empty();
+    Value *Scratch = nullptr, *Tx = nullptr;
+    if (Wide) {
+      Scratch = allocAtKernelStart(scratchType(Plan), "red_buf");
+      Tx = emitLinearThreadId(B, Kernel);
+    }
+    forEachRegister(Plan, [&](int64_t R, llvm::ArrayRef<Value *> E) {
+      Value *V = B.createLoad(Acc, E);
+      for (int64_t M : Plan.LaneMasks)
+        V = combineValues(B, kind(), V, emitShflXor(B, V, M));
+      if (Wide)
+        B.createStore(V, Scratch, {B.createConstInt(R), Tx});
+      else
+        finish(V, Target, ClearTarget, E);
+    });
+    if (!Wide)
+      return;
+    emitBarrier(B);
+    forEachRegister(Plan, [&](int64_t R, llvm::ArrayRef<Value *> E) {
+      Value *Reg = B.createConstInt(R);
+      Value *V = B.createLoad(Scratch, {Reg, Tx});
+      for (int64_t S : Plan.WarpOffsets) {
+        Value *Peer = B.createBinary(OpKind::Xor, Tx, B.createConstInt(S));
+        V = combineValues(B, kind(), V, B.createLoad(Scratch, {Reg, Peer}));
+      }
+      finish(V, Target, ClearTarget, E);
+    });
+    emitBarrier(B);
+  }
+
+  /// [R, P]: P is the thread count rounded up to a power of 2, so that
+  /// tx ^ s stays inside for every thread.
+  Type scratchType(const ReduceThreadPlan &Plan) {
+    int64_t P = 1;
+    while (P < kernelThreadCount(Kernel))
+      P *= 2;
+    return Type::buffer(Scope::Shared,
+                        {ir::Dim(int64_t(Plan.RegisterElement.size())), ir::Dim(P)},
+                        DT);
+  }
+
+  void finish(Value *V, Value *Target, bool ClearTarget,
+              llvm::ArrayRef<Value *> E) {
+    if (!ClearTarget)
+      V = combineValues(B, kind(), B.createLoad(Target, E), V);
+    B.createStore(V, Target, E);
+  }
+
+  //===--- Shared (or global) source: a serial fold per dst element -------===//
+
+  bool lowerSerial() {
+    auto DstShape = Dst->getType().getStaticShape();
+    auto SrcShape = Src->getType().getStaticShape();
+    if (!DstShape || !SrcShape)
+      return fail("the buffers need static shapes");
+    std::string LoopLayout;
+    if (isFragment(Dst)) {
+      std::string Why;
+      auto D = layoutOf(Dst, Why);
+      if (!D)
+        return fail(Why);
+      LoopLayout = D->toString();
+    } else {
+      LoopLayout = layout::makeDefaultFragment(*DstShape, kernelThreadCount(Kernel), 1)
+                       .toString();
+    }
+    Value *Acc = allocAtKernelStart(
+        Type::buffer(Scope::Local, {ir::Dim(1)}, DT), "red_acc");
+    emitBarrier(B);
+    Operation *Par = createLoop(*DstShape, LoopLayout);
+    {
+      Builder::InsertionGuard G(B);
+      B.setInsertionPointToEnd(Par->getBody());
+      emitSerialFold(Par->getBody().getArguments(), (*SrcShape)[Axis], Acc);
+    }
+    emitBarrier(B);
+    return true;
+  }
+
+  void emitSerialFold(llvm::ArrayRef<Value *> Vars, int64_t Extent,
+                      Value *Acc) {
+    Value *Zero = B.createConstInt(0);
+    B.createStore(Clear ? identityValue(B, kind(), DT) : B.createLoad(Dst, Vars),
+                  Acc, {Zero});
+    Operation *For = B.createFor(Zero, B.createConstInt(Extent),
+                                 B.createConstInt(1), "serial", "k");
+    {
+      Builder::InsertionGuard G(B);
+      B.setInsertionPointToEnd(For->getBody());
+      Value *K = For->getBody().getArgument(0);
+      Value *X = prepareValue(B, kind(), B.createLoad(Src, srcIndices(Vars, K)),
+                              DT);
+      Value *Old = B.createLoad(Acc, {Zero});
+      B.createStore(combineValues(B, kind(), Old, X), Acc, {Zero});
+    }
+    B.createStore(B.createLoad(Acc, {Zero}), Dst, Vars);
+  }
+
+  /// The src indices for dst element Vars at position K of the reduced dim.
+  std::vector<Value *> srcIndices(llvm::ArrayRef<Value *> Vars, Value *K) {
+    unsigned SrcRank = Src->getType().getDims().size();
+    std::vector<Value *> Idx(Vars.begin(), Vars.end());
+    if (Idx.size() == SrcRank)
+      Idx[Axis] = K;
+    else if (SrcRank == 1)
+      Idx[0] = K;
+    else
+      Idx.insert(Idx.begin() + Axis, K);
+    return Idx;
+  }
+
+  //===--- Helpers --------------------------------------------------------===//
+
+  Operation *createLoop(llvm::ArrayRef<int64_t> Extents,
+                        const std::string &Layout) {
+    return createLayoutLoop(B, Extents, Layout);
+  }
+
+  Value *allocAtKernelStart(const Type &T, llvm::StringRef Name) {
+    return allocAtStart(Kernel, T, Name);
+  }
+};
+
+class LowerReducePass : public Pass {
+public:
+  llvm::StringRef name() const override { return "lower-reduce"; }
+  llvm::StringRef description() const override {
+    return "Lower T.reduce_* to thread-local folds, warp shuffles and "
+           "shared-memory exchanges";
+  }
+
+  bool run(Operation &Module, PassContext &Ctx) override {
+    std::vector<Operation *> Reduces;
+    Module.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Reduce) && Op.getParentOfKind(OpKind::Kernel))
+        Reduces.push_back(&Op);
+    });
+    bool OK = true;
+    for (Operation *Op : Reduces)
+      OK &= ReduceLowering(*Op, Ctx.Diags).run();
+    return OK;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tilec::createLowerReducePass() {
+  return std::make_unique<LowerReducePass>();
+}

@@ -1,0 +1,79 @@
+//===- LowerReduce.h - T.reduce_* on CUDA cores -----------------*- C++ -*-===//
+//
+// Expects: layout-inference output (every fragment alloc has `layout =
+//   "Fragment(...)"`); runs before lower-parallel and lower-fragments, which
+//   lower the `parallel` loops and fragment accesses this pass emits.
+// Does: replaces each `reduce %src, %dst {kind, dim, clear}` (kinds max,
+//   min, sum, abssum, absmax; abs* reduce |x|; the dst dtype accumulates):
+//   - fragment src and dst (layouts S and D), TileLang's scheme:
+//     1. every register of the accumulator (dst itself when clear, else a
+//        temporary fragment with D's layout) gets the identity (-inf / +inf
+//        / 0; the dtype's extremes for integers);
+//     2. a `parallel` loop over src with `loop_layout` S and `vector_size`
+//        1 folds each src element into the accumulator element of its row,
+//        on every thread that runs it (only the replica-0 thread when S is
+//        replicated, so sums count each element once);
+//     3. per register r of D: the threads holding one dst element form the
+//        same xor group V for every element (checked by enumeration); a
+//        `shfl` butterfly (mode xor) over V's basis masks below 32 combines
+//        inside a warp; masks >= 32 go through a shared scratch buffer
+//        `[R, P]` (P = T rounded up to a power of 2): store, `barrier`,
+//        combine the slots tx ^ s for s in the span of the wide masks,
+//        `barrier`;
+//     4. clear = false: dst = op(dst, accumulator).
+//     Steps 1, 3, 4 run on every thread for every register r and address
+//     the register as `%dst[e_r]` with constant indices e_r (an element D
+//     keeps in r): lower-fragments maps an access by D's forward_index
+//     alone, so this is register r on every thread, whichever element the
+//     thread holds there. No guard surrounds a `shfl`, so every lane
+//     reaches it.
+//   - shared (or global) src: `barrier`, a `parallel` loop over dst (its
+//     layout D when dst is a fragment, else the default fragment) whose
+//     body folds the reduced dim serially into a `local<[1]>` accumulator,
+//     `barrier`. A fragment src with a non-fragment dst is reported.
+// Guarantees: no `reduce` op remains on success; every replica of a dst
+//   element holds the full reduction. A layout pair outside the scheme
+//   gives err_reduce_layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_TRANSFORMS_LOWERREDUCE_H
+#define TILEC_TRANSFORMS_LOWERREDUCE_H
+
+#include "tilec/Layout/Layout.h"
+#include "tilec/Transforms/Pass.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+std::unique_ptr<Pass> createLowerReducePass();
+
+/// How the threads of a fragment reduction combine their partials.
+struct ReduceThreadPlan {
+  /// Xor distances inside a warp (< 32), largest first: one shfl each.
+  std::vector<int64_t> LaneMasks;
+  /// Every non-zero xor distance of the cross-warp part (the span of the
+  /// basis masks >= 32): the shared-memory slots a thread combines.
+  std::vector<int64_t> WarpOffsets;
+  /// Per register of dst (row-major over D's output shape): an element D
+  /// keeps there; nullopt for a register no element uses.
+  std::vector<std::optional<layout::Indices>> RegisterElement;
+};
+
+/// The dst element of src element \p SrcIdx reduced along \p Dim, for a dst
+/// of rank \p DstRank (src rank - 1, src rank with dim kept as 1, or [1]).
+layout::Indices reducedIndex(llvm::ArrayRef<int64_t> SrcIdx, unsigned Dim,
+                             unsigned DstRank);
+
+/// Checks by enumeration that \p Src reduced along \p Dim into \p Dst fits
+/// the scheme above and returns the plan; nullopt with \p Why otherwise.
+/// Only the replica-0 copy of a src element contributes.
+std::optional<ReduceThreadPlan> planFragmentReduce(const layout::Fragment &Src,
+                                                   const layout::Fragment &Dst,
+                                                   unsigned Dim,
+                                                   std::string &Why);
+
+} // namespace tilec
+
+#endif
