@@ -118,8 +118,8 @@ private:
     Value *Zero = B.createConstInt(0);
     B.createStore(identityValue(B, ReduceKind::Sum, DT), Acc, {Zero});
     int64_t N = Shape[Axis];
-    Operation *For = B.createFor(Zero, B.createConstInt(N),
-                                 B.createConstInt(1), "serial", "k");
+    Operation *For = B.createFor(Zero, B.createConstInt(N), B.createConstInt(1),
+                                 "serial", "k");
     B.setInsertionPointToEnd(For->getBody());
     Value *K = For->getBody().getArgument(0);
     if (Reverse)

@@ -105,8 +105,7 @@ xorGroup(const std::vector<std::set<int64_t>> &Threads, std::string &Why) {
         return std::nullopt;
       }
   for (const std::set<int64_t> &H : Threads) {
-    bool Same = H.size() == V.size() &&
-                llvm::all_of(H, [&](int64_t T) {
+    bool Same = H.size() == V.size() && llvm::all_of(H, [&](int64_t T) {
                   return V.count(T ^ *H.begin()) != 0;
                 });
     if (!Same) {
@@ -144,10 +143,10 @@ bool checkContributions(const Fragment &Src, const Fragment &Dst, unsigned Dim,
     auto T = Src.forwardThread(Idx, 0);
     if (T && H.Threads[flatIndex(E, DstShape)].count(*T))
       return;
-    Why = fmt::format("source element {} is on thread {}, which does not hold "
-                      "destination element {}",
-                      indexText(Idx), T ? std::to_string(*T) : "?",
-                      indexText(E));
+    Why =
+        fmt::format("source element {} is on thread {}, which does not hold "
+                    "destination element {}",
+                    indexText(Idx), T ? std::to_string(*T) : "?", indexText(E));
     OK = false;
   });
   return OK;
@@ -171,12 +170,13 @@ bool shapesMatch(const Fragment &Src, const Fragment &Dst, unsigned Dim) {
 
 } // namespace
 
-std::optional<ReduceThreadPlan>
-tilec::planFragmentReduce(const Fragment &Src, const Fragment &Dst,
-                          unsigned Dim, std::string &Why) {
-  int64_t Work = layout::shapeSize(Src.getInputShape()) +
-                 layout::shapeSize(Dst.getInputShape()) *
-                     Dst.getReplicateSize();
+std::optional<ReduceThreadPlan> tilec::planFragmentReduce(const Fragment &Src,
+                                                          const Fragment &Dst,
+                                                          unsigned Dim,
+                                                          std::string &Why) {
+  int64_t Work =
+      layout::shapeSize(Src.getInputShape()) +
+      layout::shapeSize(Dst.getInputShape()) * Dst.getReplicateSize();
   if (Work > layout::DefaultEnumerationLimit) {
     Why = "the layouts are too large to check";
     return std::nullopt;
@@ -297,8 +297,8 @@ private:
     auto Near = deriveProjectedFragment(*S, Kept, D->getInputShape(),
                                         kernelThreadCount(Kernel));
     std::string Unused;
-    auto Plan = Near ? planFragmentReduce(*S, *Near, Axis, Unused)
-                     : std::nullopt;
+    auto Plan =
+        Near ? planFragmentReduce(*S, *Near, Axis, Unused) : std::nullopt;
     if (!Plan)
       return fail(Why);
     Value *Part = allocFragment(*Near, "red_part");
@@ -327,8 +327,8 @@ private:
   void redistribute(Value *Part, const Fragment &S, const Fragment &D) {
     std::vector<ir::Dim> Dims(Dst->getType().getDims().begin(),
                               Dst->getType().getDims().end());
-    Value *Stage = allocAtKernelStart(Type::buffer(Scope::Shared, Dims, DT),
-                                      "red_stage");
+    Value *Stage =
+        allocAtKernelStart(Type::buffer(Scope::Shared, Dims, DT), "red_stage");
     copyLoop(S, [&](llvm::ArrayRef<Value *> X) {
       std::vector<Value *> E = rowIndices(X);
       B.createStore(B.createLoad(Part, E), Stage, E);
@@ -395,8 +395,7 @@ private:
     layout::IndexExpr Owner =
         layout::simplify(layout::substitute(S.getForwardThread(), Map));
     Value *Tx = emitLinearThreadId(B, Kernel);
-    Value *Cond =
-        B.createCmp(CmpPred::Eq, emitIndexExpr(B, Owner, Atoms), Tx);
+    Value *Cond = B.createCmp(CmpPred::Eq, emitIndexExpr(B, Owner, Atoms), Tx);
     B.setInsertionPointToEnd(B.createIf(Cond)->getBody(0));
   }
 
@@ -452,9 +451,9 @@ private:
     int64_t P = 1;
     while (P < kernelThreadCount(Kernel))
       P *= 2;
-    return Type::buffer(Scope::Shared,
-                        {ir::Dim(int64_t(Plan.RegisterElement.size())), ir::Dim(P)},
-                        DT);
+    return Type::buffer(
+        Scope::Shared,
+        {ir::Dim(int64_t(Plan.RegisterElement.size())), ir::Dim(P)}, DT);
   }
 
   void finish(Value *V, Value *Target, bool ClearTarget,
@@ -479,8 +478,9 @@ private:
         return fail(Why);
       LoopLayout = D->toString();
     } else {
-      LoopLayout = layout::makeDefaultFragment(*DstShape, kernelThreadCount(Kernel), 1)
-                       .toString();
+      LoopLayout =
+          layout::makeDefaultFragment(*DstShape, kernelThreadCount(Kernel), 1)
+              .toString();
     }
     Value *Acc = allocAtKernelStart(
         Type::buffer(Scope::Local, {ir::Dim(1)}, DT), "red_acc");
@@ -498,7 +498,8 @@ private:
   void emitSerialFold(llvm::ArrayRef<Value *> Vars, int64_t Extent,
                       Value *Acc) {
     Value *Zero = B.createConstInt(0);
-    B.createStore(Clear ? identityValue(B, kind(), DT) : B.createLoad(Dst, Vars),
+    B.createStore(Clear ? identityValue(B, kind(), DT)
+                        : B.createLoad(Dst, Vars),
                   Acc, {Zero});
     Operation *For = B.createFor(Zero, B.createConstInt(Extent),
                                  B.createConstInt(1), "serial", "k");
@@ -506,8 +507,8 @@ private:
       Builder::InsertionGuard G(B);
       B.setInsertionPointToEnd(For->getBody());
       Value *K = For->getBody().getArgument(0);
-      Value *X = prepareValue(B, kind(), B.createLoad(Src, srcIndices(Vars, K)),
-                              DT);
+      Value *X =
+          prepareValue(B, kind(), B.createLoad(Src, srcIndices(Vars, K)), DT);
       Value *Old = B.createLoad(Acc, {Zero});
       B.createStore(combineValues(B, kind(), Old, X), Acc, {Zero});
     }

@@ -1,4 +1,5 @@
-//===- ReduceEmit.h - IR pieces shared by lower-reduce/lower-cumsum -*- C++ -*-===//
+//===- ReduceEmit.h - IR pieces shared by lower-reduce/lower-cumsum -*- C++
+//-*-===//
 //
 // Expects: a Builder with an insertion point inside a kernel.
 // Does: the scalar pieces of reductions and scans (identity values, |x|,
@@ -37,8 +38,7 @@ void emitBarrier(ir::Builder &B);
 
 /// `parallel {extents, loop_layout = Layout, vector_size = 1}` with
 /// variables i, j, k, ...; the insertion point stays before it.
-ir::Operation *createLayoutLoop(ir::Builder &B,
-                                llvm::ArrayRef<int64_t> Extents,
+ir::Operation *createLayoutLoop(ir::Builder &B, llvm::ArrayRef<int64_t> Extents,
                                 const std::string &Layout);
 /// An alloc of T at the start of Kernel's body.
 ir::Value *allocAtStart(ir::Operation &Kernel, const ir::Type &T,
