@@ -679,13 +679,14 @@ static std::optional<Affine> combine(const Affine &A, const Affine &B,
   if (__builtin_mul_overflow(B.Const, Scale, &R.Const) ||
       __builtin_add_overflow(R.Const, A.Const, &R.Const))
     return std::nullopt;
-  for (auto [V, C] : B.Terms) {
+  for (const auto &Term : B.Terms) {
     int64_t Add;
-    if (__builtin_mul_overflow(C, Scale, &Add))
+    if (__builtin_mul_overflow(Term.second, Scale, &Add))
       return std::nullopt;
-    auto It = llvm::find_if(R.Terms, [&](auto &T) { return T.first == V; });
+    auto It = llvm::find_if(
+        R.Terms, [&](const auto &T) { return T.first == Term.first; });
     if (It == R.Terms.end())
-      R.Terms.push_back({V, Add});
+      R.Terms.push_back({Term.first, Add});
     else if (__builtin_add_overflow(It->second, Add, &It->second))
       return std::nullopt;
   }

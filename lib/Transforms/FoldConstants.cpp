@@ -28,57 +28,6 @@ bool isRemovableWhenUnused(const Operation &Op) {
 
 bool foldsFloat(DType T) { return T == DType::Float32 || T == DType::Float64; }
 
-int64_t floorDivInt(int64_t A, int64_t B) {
-  int64_t Q = A / B;
-  return (A % B != 0 && ((A < 0) != (B < 0))) ? Q - 1 : Q;
-}
-
-int64_t floorModInt(int64_t A, int64_t B) { return A - floorDivInt(A, B) * B; }
-
-std::optional<int64_t> powInt(int64_t Base, int64_t Exp) {
-  if (Exp < 0)
-    return std::nullopt;
-  int64_t R = 1;
-  for (int64_t I = 0; I < Exp && I < 64; ++I)
-    R *= Base;
-  return R;
-}
-
-std::optional<int64_t> foldIntBinary(OpKind K, int64_t A, int64_t B) {
-  switch (K) {
-  case OpKind::Add:
-    return A + B;
-  case OpKind::Sub:
-    return A - B;
-  case OpKind::Mul:
-    return A * B;
-  case OpKind::Div:
-    return B == 0 ? std::nullopt : std::optional<int64_t>(A / B);
-  case OpKind::FloorDiv:
-    return B == 0 ? std::nullopt : std::optional<int64_t>(floorDivInt(A, B));
-  case OpKind::FloorMod:
-    return B == 0 ? std::nullopt : std::optional<int64_t>(floorModInt(A, B));
-  case OpKind::Min:
-    return std::min(A, B);
-  case OpKind::Max:
-    return std::max(A, B);
-  case OpKind::Pow:
-    return powInt(A, B);
-  case OpKind::And:
-    return A & B;
-  case OpKind::Or:
-    return A | B;
-  case OpKind::Xor:
-    return A ^ B;
-  case OpKind::Shl:
-    return (B < 0 || B > 63) ? std::nullopt : std::optional<int64_t>(A << B);
-  case OpKind::Shr:
-    return (B < 0 || B > 63) ? std::nullopt : std::optional<int64_t>(A >> B);
-  default:
-    return std::nullopt;
-  }
-}
-
 std::optional<double> foldFloatBinary(OpKind K, double A, double B) {
   switch (K) {
   case OpKind::Add:
@@ -98,42 +47,6 @@ std::optional<double> foldFloatBinary(OpKind K, double A, double B) {
   default:
     return std::nullopt;
   }
-}
-
-bool compare(CmpPred P, double A, double B) {
-  switch (P) {
-  case CmpPred::Eq:
-    return A == B;
-  case CmpPred::Ne:
-    return A != B;
-  case CmpPred::Lt:
-    return A < B;
-  case CmpPred::Le:
-    return A <= B;
-  case CmpPred::Gt:
-    return A > B;
-  case CmpPred::Ge:
-    return A >= B;
-  }
-  return false;
-}
-
-bool compareInt(CmpPred P, int64_t A, int64_t B) {
-  switch (P) {
-  case CmpPred::Eq:
-    return A == B;
-  case CmpPred::Ne:
-    return A != B;
-  case CmpPred::Lt:
-    return A < B;
-  case CmpPred::Le:
-    return A <= B;
-  case CmpPred::Gt:
-    return A > B;
-  case CmpPred::Ge:
-    return A >= B;
-  }
-  return false;
 }
 
 double asDouble(const Constant &C) {
@@ -191,7 +104,7 @@ private:
           foldFloatBinary(Op.getKind(), asDouble(*L), asDouble(*R));
       return V ? makeConst(Constant::ofFloat(*V), T) : nullptr;
     }
-    std::optional<int64_t> V = foldIntBinary(Op.getKind(), L->Int, R->Int);
+    std::optional<int64_t> V = evalIntBinary(Op.getKind(), L->Int, R->Int);
     return V ? makeConst(Constant::ofInt(*V), T) : nullptr;
   }
 
@@ -262,8 +175,9 @@ private:
     if (!P)
       return nullptr;
     CmpPred Pred = *P;
-    bool V = (L->isInt() && R->isInt()) ? compareInt(Pred, L->Int, R->Int)
-                                        : compare(Pred, asDouble(*L), asDouble(*R));
+    bool V = (L->isInt() && R->isInt())
+                 ? evalCmp(Pred, L->Int, R->Int)
+                 : evalCmp(Pred, asDouble(*L), asDouble(*R));
     return B.createConstBool(V);
   }
 

@@ -167,7 +167,6 @@ struct AccessSpace {
   std::vector<int64_t> Shape;
 };
 
-std::optional<int64_t> evalOp(const Operation &Op, llvm::ArrayRef<int64_t> X);
 
 /// Decides whether two exact accesses of one buffer can touch one element
 /// from two different threads, by evaluating their indices for every
@@ -435,85 +434,6 @@ bool ThreadOwnership::sameThreadsOnly(
   return true;
 }
 
-std::optional<int64_t> floorDivide(int64_t A, int64_t B) {
-  if (B == 0 || (A == INT64_MIN && B == -1))
-    return std::nullopt;
-  int64_t Q = A / B;
-  return (A % B != 0 && ((A < 0) != (B < 0))) ? Q - 1 : Q;
-}
-
-std::optional<int64_t> compare(CmpPred P, int64_t A, int64_t B) {
-  switch (P) {
-  case CmpPred::Eq:
-    return A == B;
-  case CmpPred::Ne:
-    return A != B;
-  case CmpPred::Lt:
-    return A < B;
-  case CmpPred::Le:
-    return A <= B;
-  case CmpPred::Gt:
-    return A > B;
-  case CmpPred::Ge:
-    return A >= B;
-  }
-  return std::nullopt;
-}
-
-/// Integer semantics of the index arithmetic ops; std::nullopt for other
-/// ops, division by zero and overflow.
-std::optional<int64_t> evalOp(const Operation &Op, llvm::ArrayRef<int64_t> X) {
-  int64_t R = 0;
-  switch (Op.getKind()) {
-  case OpKind::Add:
-    return __builtin_add_overflow(X[0], X[1], &R) ? std::nullopt
-                                                  : std::optional<int64_t>(R);
-  case OpKind::Sub:
-    return __builtin_sub_overflow(X[0], X[1], &R) ? std::nullopt
-                                                  : std::optional<int64_t>(R);
-  case OpKind::Mul:
-    return __builtin_mul_overflow(X[0], X[1], &R) ? std::nullopt
-                                                  : std::optional<int64_t>(R);
-  case OpKind::Div:
-    if (X[1] == 0 || (X[0] == INT64_MIN && X[1] == -1))
-      return std::nullopt;
-    return X[0] / X[1];
-  case OpKind::FloorDiv:
-    return floorDivide(X[0], X[1]);
-  case OpKind::FloorMod: {
-    std::optional<int64_t> Q = floorDivide(X[0], X[1]);
-    return Q ? std::optional<int64_t>(X[0] - *Q * X[1]) : std::nullopt;
-  }
-  case OpKind::Min:
-    return std::min(X[0], X[1]);
-  case OpKind::Max:
-    return std::max(X[0], X[1]);
-  case OpKind::And:
-    return X[0] & X[1];
-  case OpKind::Or:
-    return X[0] | X[1];
-  case OpKind::Xor:
-    return X[0] ^ X[1];
-  case OpKind::Shl:
-    return X[1] >= 0 && X[1] < 32 && X[0] >= 0 && X[0] < (int64_t(1) << 31)
-               ? std::optional<int64_t>(X[0] << X[1])
-               : std::nullopt;
-  case OpKind::Shr:
-    return X[1] >= 0 && X[1] < 63 ? std::optional<int64_t>(X[0] >> X[1])
-                                  : std::nullopt;
-  case OpKind::Select:
-    return X[0] ? X[1] : X[2];
-  case OpKind::Cast:
-    return X[0];
-  case OpKind::Cmp: {
-    auto Pred = parseCmpPred(Op.getStringAttr("pred").value_or(""));
-    return Pred ? compare(*Pred, X[0], X[1]) : std::nullopt;
-  }
-  default:
-    return std::nullopt;
-  }
-}
-
 /// Value of \p V at thread \p Tx and the loop variables in \p Env.
 std::optional<int64_t> ThreadOwnership::eval(const Value *V, int64_t Tx,
                                              ValueEnv &Env, unsigned Depth) {
@@ -539,7 +459,7 @@ std::optional<int64_t> ThreadOwnership::eval(const Value *V, int64_t Tx,
         return std::nullopt;
       Args.push_back(*A);
     }
-    R = evalOp(*Def, Args);
+    R = evalIntOp(*Def, Args);
   }
   if (R)
     Env[V] = *R;
