@@ -8,8 +8,9 @@
 # TILEC_EMIT (what the example is compiled to, default below).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-# ir until gemm lowers to CUDA; then cuda (writes gemm.cu, .h and .json).
-EMIT=${TILEC_EMIT:-ir}
+# cuda writes gemm.cu with gemm.h and gemm.json beside it; ir writes the
+# checked tile IR.
+EMIT=${TILEC_EMIT:-cuda}
 EXAMPLE=examples/gemm.tile
 OUT_DIR=$TILEC_ROOT/out
 

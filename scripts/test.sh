@@ -20,9 +20,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_DIR=${FUZZ_DIR:-$TILEC_ROOT/build-fuzz}
-# Switch on once every example compiles to CUDA.
-NVCC_CHECKS=${NVCC_CHECKS:-0}
-NVCC_ARCH=${NVCC_ARCH:-sm_90a}
+NVCC_CHECKS=${NVCC_CHECKS:-1}
 RESULTS=$BUILD_DIR/test-results
 
 # A run that stops early (e.g. a build error) still ends with the summary.
@@ -108,26 +106,37 @@ run_fuzzers() {
   run_fuzzer tilec_ir_fuzz .tir tir.dict
 }
 
-# Compiles every example to CUDA and the CUDA with nvcc, one test each.
+# check_example NVCC EXAMPLE TARGET NVCC_FLAGS...: tilec --emit=cuda for
+# TARGET, then nvcc -c with the given architecture flags; one test result.
+check_example() {
+  local nvcc=$1 example=$2 target=$3 name dir
+  shift 3
+  name=$(basename "$example" .tile)-$target
+  dir=$BUILD_DIR/nvcc-checks/$target
+  mkdir -p "$dir"
+  if "$TILEC" "$example" --target="$target" -o "$dir/$name.cu" &&
+    "$nvcc" -std=c++17 "$@" -Werror all-warnings -I "$TILEC_ROOT/runtime" \
+      -c "$dir/$name.cu" -o "$dir/$name.o"; then
+    junit_case "$RESULTS/nvcc-$name.xml" "nvcc-$name"
+  else
+    echo "nvcc check failed: $example ($target)"
+    junit_case "$RESULTS/nvcc-$name.xml" "nvcc-$name" "tilec or nvcc failed"
+  fi
+}
+
+# Compiles every example to CUDA for sm_80 and sm_90 and the CUDA with nvcc
+# (sm_80, and sm_90a as the H100/H200 run it), one test each.
 run_nvcc_checks() {
-  local nvcc example name dir=$BUILD_DIR/nvcc-checks
+  local nvcc example
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   if [ "$NVCC_CHECKS" != 1 ] || [ ! -x "$nvcc" ]; then
     log "nvcc checks skipped (NVCC_CHECKS=$NVCC_CHECKS, nvcc: $nvcc)"
     return
   fi
-  log "nvcc checks ($nvcc, $NVCC_ARCH)"
-  mkdir -p "$dir"
+  log "nvcc checks ($nvcc: sm_80, sm_90a)"
   for example in "$TILEC_ROOT"/examples/*.tile; do
-    name=$(basename "$example" .tile)
-    if "$TILEC" "$example" --emit=cuda -o "$dir/$name.cu" &&
-      "$nvcc" -std=c++17 -arch="$NVCC_ARCH" -I "$TILEC_ROOT/runtime" \
-        -c "$dir/$name.cu" -o "$dir/$name.o"; then
-      junit_case "$RESULTS/nvcc-$name.xml" "nvcc-$name"
-    else
-      echo "nvcc check failed: $example"
-      junit_case "$RESULTS/nvcc-$name.xml" "nvcc-$name" "tilec or nvcc failed"
-    fi
+    check_example "$nvcc" "$example" sm_80 -arch=sm_80
+    check_example "$nvcc" "$example" sm_90 -gencode arch=compute_90a,code=sm_90a
   done
 }
 
