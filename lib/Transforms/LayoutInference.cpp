@@ -2,9 +2,11 @@
 
 #include "LayoutInference.h"
 #include "IndexExprToIR.h"
+#include "FragmentDerive.h"
 #include "LoopAccess.h"
 #include "tilec/IR/Operation.h"
 #include "tilec/Layout/LayoutParser.h"
+#include "tilec/Layout/Simplify.h"
 #include "tilec/Layout/ThreadLayouts.h"
 #include "tilec/Support/Diagnostics.h"
 #include <map>
@@ -50,14 +52,11 @@ static std::optional<Fragment> rowBroadcast(const Fragment &Loop,
   return layout::makeBroadcastRowFragment(Rows, Cols, Threads, *V);
 }
 
-std::optional<Fragment>
-tilec::deriveProjectedFragment(const Fragment &Loop,
-                               llvm::ArrayRef<unsigned> Kept,
-                               llvm::ArrayRef<int64_t> Shape, int64_t Threads) {
-  if (auto Row = rowBroadcast(Loop, Kept, Threads))
-    return Row->reshape(Shape);
-  // TileLang's CompleteBufferFragment: the dropped variables are decoded
-  // from the replica number; registers are the flat element index.
+/// TileLang's CompleteBufferFragment: the dropped variables are decoded
+/// from the replica number; registers are the flat element index. Used when
+/// the image has no condensed form (replicas may share a thread).
+static Fragment projectWithFlatRegisters(const Fragment &Loop,
+                                         llvm::ArrayRef<unsigned> Kept) {
   llvm::ArrayRef<int64_t> LoopShape = Loop.getInputShape();
   layout::Shape KeptShape;
   layout::VarMap Map;
@@ -78,8 +77,25 @@ tilec::deriveProjectedFragment(const Fragment &Loop,
   }
   Map["rep"] = layout::floorDiv(Rep, Dropped);
   IndexExpr Thread = layout::substitute(Loop.getForwardThread(), Map);
-  Fragment F(KeptShape, {Flat}, Thread, Dropped * Loop.getReplicateSize());
-  return F.reshape(Shape);
+  return Fragment(KeptShape, {Flat}, Thread,
+                  Dropped * Loop.getReplicateSize());
+}
+
+std::optional<Fragment>
+tilec::deriveProjectedFragment(const Fragment &Loop,
+                               llvm::ArrayRef<unsigned> Kept,
+                               llvm::ArrayRef<int64_t> Shape, int64_t Threads) {
+  if (auto Row = rowBroadcast(Loop, Kept, Threads))
+    return Row->reshape(Shape);
+  layout::Shape KeptShape;
+  std::vector<IndexExpr> Index;
+  for (unsigned K : Kept) {
+    KeptShape.push_back(Loop.getInputShape()[K]);
+    Index.push_back(Fragment::inputVar(K));
+  }
+  if (auto F = deriveAccessFragment(Loop, Index, KeptShape))
+    return F->reshape(Shape);
+  return projectWithFlatRegisters(Loop, Kept).reshape(Shape);
 }
 
 namespace {
@@ -89,13 +105,53 @@ struct FragState {
   Operation *Source = nullptr; ///< the op whose rule gave the layout
 };
 
+/// A fragment access in a loop: its kind, the loop variable of each dim
+/// (Identity and Broadcast) and each index as an expression of the loop
+/// variables i, j, ...
+struct FragAccess {
+  BufferAccess A;
+  AccessKind Kind;
+  std::vector<int> Pos;
+  std::vector<IndexExpr> Index;
+};
+
 struct LoopState {
   Operation *Op;
   std::optional<Fragment> Layout;
   int64_t Vector = 1;
-  /// Fragment accesses: the first access of each fragment, with its vars.
-  std::vector<std::pair<BufferAccess, std::vector<int>>> Frags;
+  std::vector<FragAccess> Frags;
 };
+
+bool usesOnly(const IndexExpr &E, const layout::VarExtents &Vars) {
+  if (E.getConstant())
+    return true;
+  if (llvm::StringRef N = E.getVarName(); !N.empty())
+    return Vars.count(N);
+  const auto *Bin = llvm::dyn_cast<layout::BinaryNode>(E.get());
+  return Bin && usesOnly(Bin->getLHS(), Vars) && usesOnly(Bin->getRHS(), Vars);
+}
+
+/// The indices of \p A as expressions of the loop variables; nullopt when
+/// one depends on anything else.
+std::optional<std::vector<IndexExpr>> loopIndexExprs(Operation &Loop,
+                                                     const BufferAccess &A) {
+  auto Extents =
+      Loop.getIntArrayAttr("extents").value_or(std::vector<int64_t>{});
+  IndexAtoms Atoms;
+  layout::VarExtents Vars;
+  for (unsigned K = 0; K != Extents.size(); ++K) {
+    Atoms.bind(Fragment::inputVarName(K), Loop.getBody().getArgument(K),
+               Extents[K]);
+    Vars[Fragment::inputVarName(K)] = Extents[K];
+  }
+  std::vector<IndexExpr> Out;
+  for (Value *I : A.indices()) {
+    Out.push_back(layout::simplify(Atoms.toExpr(I), Vars));
+    if (!usesOnly(Out.back(), Vars))
+      return std::nullopt;
+  }
+  return Out;
+}
 
 class KernelInference {
 public:
@@ -110,7 +166,7 @@ public:
     while (!Failed) {
       if (inferCommon() || inferFree())
         continue;
-      if (!pickDefault())
+      if (!pickDefault() && !replicateDeferred())
         break;
     }
     if (Failed)
@@ -125,6 +181,8 @@ private:
   std::set<std::string> &Assumes;
   int64_t Threads;
   bool Failed = false;
+  /// Registers per thread a fully replicated fallback layout may take.
+  static constexpr int64_t MaxReplicatedElements = 256;
   std::vector<Value *> FragOrder;
   std::map<const Value *, FragState> Frags;
   std::vector<LoopState> Loops;
@@ -171,15 +229,19 @@ private:
     for (const BufferAccess &A : collectAccesses(Loop)) {
       if (!isFragment(A.Buffer))
         continue;
-      auto Pos = fragmentVarPositions(Loop, A);
-      if (!Pos || classifyFragmentAccess(Loop, A, *Pos) == AccessKind::Other) {
+      auto Index = loopIndexExprs(Loop, A);
+      if (!Index) {
         unsupported(*A.User,
                     "fragment '" + A.Buffer->getNameHint().str() + "'",
                     "inside a T.Parallel loop a fragment must be indexed by "
-                    "the loop variables");
+                    "expressions of the loop variables");
         return;
       }
-      S.Frags.push_back({A, *Pos});
+      auto Pos = fragmentVarPositions(Loop, A);
+      AccessKind Kind =
+          Pos ? classifyFragmentAccess(Loop, A, *Pos) : AccessKind::Other;
+      S.Frags.push_back(
+          {A, Kind, Pos.value_or(std::vector<int>{}), std::move(*Index)});
     }
     Loops.push_back(std::move(S));
   }
@@ -255,10 +317,9 @@ private:
   }
 
   bool adoptFragmentLayout(LoopState &L) {
-    for (auto &[A, Pos] : L.Frags) {
-      const FragState &F = Frags[A.Buffer];
-      if (!F.Layout ||
-          classifyFragmentAccess(*L.Op, A, Pos) != AccessKind::Identity)
+    for (const FragAccess &FA : L.Frags) {
+      const FragState &F = Frags[FA.A.Buffer];
+      if (!F.Layout || FA.Kind != AccessKind::Identity)
         continue;
       auto Shape = L.Op->getIntArrayAttr("extents").value_or(
           std::vector<int64_t>{});
@@ -273,28 +334,72 @@ private:
 
   bool propagateToFragments(LoopState &L) {
     bool Changed = false;
-    for (auto &[A, Pos] : L.Frags) {
+    for (const FragAccess &FA : L.Frags) {
+      const BufferAccess &A = FA.A;
       FragState &F = Frags[A.Buffer];
       std::vector<int64_t> Shape = staticShape(A.Buffer);
-      bool Identity =
-          classifyFragmentAccess(*L.Op, A, Pos) == AccessKind::Identity;
-      std::vector<unsigned> Kept = keptVars(Pos);
-      if (!F.Layout) {
-        auto Need = Identity ? L.Layout->reshape(Shape)
-                             : deriveProjectedFragment(*L.Layout, Kept, Shape,
-                                                       Threads);
-        if (!Need)
-          return unsupported(*A.User, "fragment '" + name(A.Buffer) + "'",
-                             "no layout fits this access");
-        Changed |= assign(A.Buffer, *Need, A.User);
+      if (F.Layout) {
+        if (!fits(L, FA, Shape, *F.Layout))
+          return conflict(A.Buffer, *A.User, F.Source);
         continue;
       }
-      bool Fits = Identity ? sameFragment(*L.Layout->reshape(Shape), *F.Layout)
-                           : holdsBroadcast(*L.Layout, *F.Layout, Kept);
-      if (!Fits)
-        return conflict(A.Buffer, *A.User, F.Source);
+      auto Need = requiredLayout(L, FA, Shape);
+      if (Need)
+        Changed |= assign(A.Buffer, *Need, A.User);
+      else if (FA.Kind != AccessKind::Other) // Other: see replicateDeferred
+        return unsupported(*A.User, "fragment '" + name(A.Buffer) + "'",
+                           "no layout fits this access");
     }
     return Changed;
+  }
+
+  /// The layout \p FA needs for the fragment, from the loop's layout.
+  std::optional<Fragment> requiredLayout(const LoopState &L,
+                                         const FragAccess &FA,
+                                         llvm::ArrayRef<int64_t> Shape) {
+    switch (FA.Kind) {
+    case AccessKind::Identity:
+      return L.Layout->reshape(Shape);
+    case AccessKind::Broadcast:
+      return deriveProjectedFragment(*L.Layout, keptVars(FA.Pos), Shape,
+                                     Threads);
+    case AccessKind::Other:
+      return deriveAccessFragment(*L.Layout, FA.Index, Shape);
+    }
+    return std::nullopt;
+  }
+
+  bool fits(const LoopState &L, const FragAccess &FA,
+            llvm::ArrayRef<int64_t> Shape, const Fragment &Have) {
+    switch (FA.Kind) {
+    case AccessKind::Identity:
+      return sameFragment(*L.Layout->reshape(Shape), Have);
+    case AccessKind::Broadcast:
+      return holdsBroadcast(*L.Layout, Have, keptVars(FA.Pos));
+    case AccessKind::Other:
+      return holdsAccess(*L.Layout, Have, FA.Index);
+    }
+    return false;
+  }
+
+  /// A fragment whose only constraints are accesses without a derivable
+  /// layout is replicated on every thread (small fragments only).
+  bool replicateDeferred() {
+    for (LoopState &L : Loops)
+      for (const FragAccess &FA : L.Frags) {
+        FragState &F = Frags[FA.A.Buffer];
+        if (F.Layout || !L.Layout)
+          continue;
+        std::vector<int64_t> Shape = staticShape(FA.A.Buffer);
+        if (layout::shapeSize(Shape) > MaxReplicatedElements)
+          return unsupported(*FA.A.User,
+                             "fragment '" + name(FA.A.Buffer) + "'",
+                             "no layout gives every thread the elements this "
+                             "access reads");
+        return assign(FA.A.Buffer,
+                      makeFullyReplicatedFragment(Shape, Threads), FA.A.User);
+      }
+    return false;
   }
 
   /// The first loop without a layout gets the default fragment.

@@ -22,6 +22,7 @@
 #include "LowerReduce.h"
 #include "Rasterize.h"
 #include "ResolveStaticIf.h"
+#include "VectorizeLoops.h"
 #include "tilec/Transforms/PassManager.h"
 
 using namespace tilec;
@@ -42,6 +43,7 @@ void tilec::registerAllPasses() {
   registerPass("rasterize", createRasterizePass);
   registerPass("lower-pipelined", createLowerPipelinedPass);
   registerPass("insert-barriers", createInsertBarriersPass);
+  registerPass("vectorize-loops", createVectorizeLoopsPass);
 }
 
 void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
@@ -74,6 +76,9 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
   PM.addPass(createLowerCumsumPass());
   PM.addPass(createLowerParallelPass());
   PM.addPass(createLowerFragmentsPass());
+  // User-written vectorized/unrolled loops of element moves become 16-byte
+  // vcopies where contiguity and alignment allow.
+  PM.addPass(createVectorizeLoopsPass());
   // T.Pipelined runs serially on CUDA cores (no stage overlap yet).
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createFoldConstantsPass());

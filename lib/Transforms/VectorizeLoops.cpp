@@ -1,0 +1,349 @@
+//===- VectorizeLoops.cpp - Wide element moves in small loops -------------===//
+
+#include "VectorizeLoops.h"
+#include "LoopAccess.h"
+#include "tilec/IR/Builder.h"
+#include "tilec/IR/ConstantMatch.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include <numeric>
+#include <set>
+
+using namespace tilec;
+using namespace tilec::ir;
+
+namespace {
+
+/// Only powers of two up to 16 matter for alignment; keeping multiples
+/// below this bound avoids overflow in products.
+constexpr int64_t MultipleCap = int64_t(1) << 20;
+
+int64_t capMultiple(int64_t M) { return M == 0 ? 0 : std::gcd(M, MultipleCap); }
+
+/// Pure integer ops that may compute indices inside a vectorized body.
+bool isIndexOp(const Operation &Op) {
+  if (Op.getNumRegions() || Op.getNumResults() != 1 ||
+      !Op.getResult()->getType().isInteger())
+    return false;
+  switch (Op.getKind()) {
+  case OpKind::Const:
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::FloorDiv:
+  case OpKind::FloorMod:
+  case OpKind::Min:
+  case OpKind::Max:
+  case OpKind::And:
+  case OpKind::Or:
+  case OpKind::Xor:
+  case OpKind::Shl:
+  case OpKind::Shr:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// One element move of the loop body, and the width chosen for it.
+struct Move {
+  Operation *Load;
+  Operation *Store;
+  int64_t Lanes = 1;
+};
+
+class LoopVectorizer {
+public:
+  explicit LoopVectorizer(Operation &Loop) : Loop(Loop) {}
+
+  /// Checks the loop and picks the lanes of every move; adds the
+  /// assumptions they need to \p Assumes only when the loop qualifies.
+  bool analyze(std::set<std::string> &Assumes) {
+    if (!hasConstantBounds() || !collectMoves() || !independentMoves())
+      return false;
+    std::set<std::string> Needed;
+    for (Move &M : Moves)
+      if ((M.Lanes = chooseLanes(M, Needed)) == 1)
+        return false;
+    Assumes.insert(Needed.begin(), Needed.end());
+    return true;
+  }
+
+  void rewrite();
+
+private:
+  Operation &Loop;
+  Value *Var = nullptr;
+  int64_t Trip = 0;
+  std::vector<Move> Moves;
+  llvm::DenseMap<const Value *, bool> Depends;
+
+  bool hasConstantBounds();
+  bool collectMoves();
+  bool independentMoves() const;
+  bool dependsOnVar(const Value *V);
+  std::optional<int64_t> coefficientOfVar(const Value *V);
+  int64_t multipleAtZero(const Value *V);
+  bool alignedAccess(Value *Buffer, llvm::ArrayRef<Value *> Idx, int64_t L,
+                     std::set<std::string> &Needed);
+  int64_t chooseLanes(const Move &M, std::set<std::string> &Needed);
+};
+
+bool LoopVectorizer::hasConstantBounds() {
+  auto Kind = Loop.getStringAttr("kind");
+  if (!Kind || (*Kind != "vectorized" && *Kind != "unroll"))
+    return false;
+  auto Hi = matchConstantInt(Loop.getOperand(1));
+  if (!isConstantInt(Loop.getOperand(0), 0) ||
+      !isConstantInt(Loop.getOperand(2), 1) || !Hi || *Hi < 2)
+    return false;
+  Trip = *Hi;
+  Var = Loop.getBody().getArgument(0);
+  return true;
+}
+
+/// The body is index ops plus loads whose only use is a store of the same
+/// body (the load before the store).
+bool LoopVectorizer::collectMoves() {
+  for (Operation &Op : Loop.getBody()) {
+    if (Op.is(OpKind::Load)) {
+      Value *X = Op.getResult();
+      if (!X->hasOneUse() || !X->getUses()[0].User->is(OpKind::Store) ||
+          X->getUses()[0].Index != 0 ||
+          X->getUses()[0].User->getParentBlock() != &Loop.getBody())
+        return false;
+      Moves.push_back({&Op, X->getUses()[0].User});
+      continue;
+    }
+    if (Op.is(OpKind::Store)) {
+      const Operation *Def = Op.getOperand(0)->getDefiningOp();
+      if (!Def || !Def->is(OpKind::Load) ||
+          Def->getParentBlock() != &Loop.getBody())
+        return false;
+      continue;
+    }
+    if (!isIndexOp(Op))
+      return false;
+  }
+  return !Moves.empty();
+}
+
+/// Moving all of one move before the next must not change what is read or
+/// written: no buffer that a move writes is touched by another move, and
+/// no move reads what it writes.
+bool LoopVectorizer::independentMoves() const {
+  std::set<const Value *> Written;
+  for (const Move &M : Moves)
+    if (!Written.insert(M.Store->getGroup(1).front()).second)
+      return false;
+  return llvm::none_of(Moves, [&](const Move &M) {
+    return Written.count(M.Load->getOperand(0));
+  });
+}
+
+bool LoopVectorizer::dependsOnVar(const Value *V) {
+  if (V == Var)
+    return true;
+  const Operation *Def = V->getDefiningOp();
+  if (!Def || Def->getParentBlock() != &Loop.getBody())
+    return false;
+  auto It = Depends.find(V);
+  if (It != Depends.end())
+    return It->second;
+  bool D = llvm::any_of(Def->getOperands(),
+                        [&](const Value *O) { return dependsOnVar(O); });
+  Depends[V] = D;
+  return D;
+}
+
+/// c when V = c * v + (something independent of v); nullopt when V is not
+/// affine in v.
+std::optional<int64_t> LoopVectorizer::coefficientOfVar(const Value *V) {
+  if (!dependsOnVar(V))
+    return 0;
+  if (V == Var)
+    return 1;
+  const Operation *Def = V->getDefiningOp();
+  auto L = coefficientOfVar(Def->getOperand(0));
+  auto R = coefficientOfVar(Def->getOperand(1));
+  if (!L || !R)
+    return std::nullopt;
+  switch (Def->getKind()) {
+  case OpKind::Add:
+    return *L + *R;
+  case OpKind::Sub:
+    return *L - *R;
+  case OpKind::Mul: {
+    auto CL = matchConstantInt(Def->getOperand(0));
+    auto CR = matchConstantInt(Def->getOperand(1));
+    if (CR)
+      return *L * *CR;
+    if (CL)
+      return *CL * *R;
+    return std::nullopt;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+/// A divisor of V's value at v = 0 (0: the value is 0). Exact for powers of
+/// two under i32 wrap-around, which is all alignment needs.
+int64_t LoopVectorizer::multipleAtZero(const Value *V) {
+  if (V == Var)
+    return 0;
+  if (!dependsOnVar(V))
+    return capMultiple(knownMultiple(V));
+  const Operation *Def = V->getDefiningOp();
+  int64_t L = multipleAtZero(Def->getOperand(0));
+  int64_t R = multipleAtZero(Def->getOperand(1));
+  switch (Def->getKind()) {
+  case OpKind::Add:
+  case OpKind::Sub:
+    return std::gcd(L, R);
+  case OpKind::Mul:
+    return capMultiple(L * R);
+  default:
+    return 1;
+  }
+}
+
+/// Whether the L elements at Buffer[Idx] (v = 0) and the following ones
+/// are consecutive in memory and start at a multiple of L elements.
+bool LoopVectorizer::alignedAccess(Value *Buffer, llvm::ArrayRef<Value *> Idx,
+                                   int64_t L, std::set<std::string> &Needed) {
+  const Type &T = Buffer->getType();
+  Scope S = T.getScope();
+  if (S != Scope::Global && S != Scope::Shared && S != Scope::Local)
+    return false;
+  if (Idx.empty() || coefficientOfVar(Idx.back()) != 1 ||
+      multipleAtZero(Idx.back()) % L != 0)
+    return false;
+  for (unsigned D = 0; D + 1 < Idx.size(); ++D) {
+    if (dependsOnVar(Idx[D]))
+      return false;
+    int64_t M = multipleAtZero(Idx[D]);
+    if (M == 0)
+      continue;
+    int64_t Rest = L / std::gcd(L, M);
+    std::vector<std::string> Symbols;
+    for (unsigned E = D + 1; E < T.rank(); ++E) {
+      const Dim &X = T.getDims()[E];
+      if (X.isStatic())
+        Rest /= std::gcd(Rest, X.getValue());
+      else
+        Symbols.push_back(X.getSymbol().str());
+    }
+    if (Rest == 1)
+      continue;
+    if (Symbols.empty())
+      return false;
+    Needed.insert(llvm::join(Symbols, " * ") + " % " + std::to_string(Rest) +
+                  " == 0");
+  }
+  return true;
+}
+
+/// The widest L in {16, 8, 4, 2} dividing the trip count, at most 16 bytes,
+/// that both sides allow; 1 when none does.
+int64_t LoopVectorizer::chooseLanes(const Move &M,
+                                    std::set<std::string> &Needed) {
+  DType Elem = M.Load->getResult()->getType().getDType();
+  unsigned Bits = bitWidth(Elem);
+  if (isBool(Elem) || Bits < 8 || Bits % 8 != 0)
+    return 1;
+  int64_t Bytes = Bits / 8;
+  for (int64_t L : {16, 8, 4, 2}) {
+    if (Trip % L != 0 || L * Bytes > 16)
+      continue;
+    std::set<std::string> N;
+    if (alignedAccess(M.Load->getOperand(0), M.Load->getGroup(0).drop_front(),
+                      L, N) &&
+        alignedAccess(M.Store->getGroup(1).front(),
+                      M.Store->getGroup(1).drop_front(), L, N)) {
+      Needed.insert(N.begin(), N.end());
+      return L;
+    }
+  }
+  return 1;
+}
+
+/// Index ops move before the loop with v = 0; each move becomes Trip / L
+/// vcopies at offsets k * L of the last index.
+void LoopVectorizer::rewrite() {
+  Builder B;
+  B.setInsertionPoint(&Loop);
+  B.setLoc(Loop.getLoc());
+  Var->replaceAllUsesWith(B.createConstInt(0, Var->getType().getDType()));
+  for (Operation *Op : Loop.getBody().getOps())
+    if (!Op->is(OpKind::Load) && !Op->is(OpKind::Store))
+      Op->moveBefore(&Loop);
+  for (const Move &M : Moves) {
+    B.setLoc(M.Store->getLoc());
+    std::vector<Value *> Dst = M.Store->getGroup(1);
+    std::vector<Value *> Src = M.Load->getGroup(0);
+    Value *DstBase = Dst.back(), *SrcBase = Src.back();
+    for (int64_t K = 0; K != Trip / M.Lanes; ++K) {
+      if (K) {
+        Value *Off = B.createConstInt(K * M.Lanes, DstBase->getType().getDType());
+        Dst.back() = B.createBinary(OpKind::Add, DstBase, Off);
+        Src.back() = B.createBinary(OpKind::Add, SrcBase, Off);
+      }
+      std::vector<Value *> Ops = Dst;
+      Ops.insert(Ops.end(), Src.begin(), Src.end());
+      B.create(OpKind::VCopy, Ops, {unsigned(Dst.size()), unsigned(Src.size())},
+               {}, {{"lanes", Attribute::integer(M.Lanes)}});
+    }
+  }
+  Loop.erase();
+}
+
+class VectorizeLoopsPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "vectorize-loops"; }
+  llvm::StringRef description() const override {
+    return "Turn small loops of element moves into aligned wide vcopies";
+  }
+
+  bool run(Operation &Module, PassContext &) override {
+    for (Operation &Func : Module.getBody())
+      if (Func.is(OpKind::Func))
+        runOnFunc(Func);
+    return true;
+  }
+
+private:
+  static void runOnFunc(Operation &Func) {
+    std::vector<Operation *> Loops;
+    Func.walk([&](Operation &Op) {
+      if (Op.is(OpKind::For))
+        Loops.push_back(&Op);
+    });
+    std::set<std::string> Assumes = existingAssumes(Func);
+    size_t Before = Assumes.size();
+    // A loop that qualifies has no nested regions, so rewriting it never
+    // removes another collected loop.
+    for (Operation *Loop : Loops) {
+      LoopVectorizer LV(*Loop);
+      if (LV.analyze(Assumes))
+        LV.rewrite();
+    }
+    if (Assumes.size() != Before)
+      Func.setAttr("assumes", Attribute::stringArray(std::vector<std::string>(
+                                  Assumes.begin(), Assumes.end())));
+  }
+
+  static std::set<std::string> existingAssumes(const Operation &Func) {
+    const Attribute *A = Func.getAttr("assumes");
+    auto List = A ? A->getStringArray() : std::nullopt;
+    return List ? std::set<std::string>(List->begin(), List->end())
+                : std::set<std::string>();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tilec::createVectorizeLoopsPass() {
+  return std::make_unique<VectorizeLoopsPass>();
+}
