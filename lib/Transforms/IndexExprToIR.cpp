@@ -2,6 +2,7 @@
 
 #include "IndexExprToIR.h"
 #include "tilec/IR/ConstantMatch.h"
+#include "tilec/Layout/Simplify.h"
 
 using namespace tilec;
 using namespace tilec::ir;
@@ -155,4 +156,33 @@ Value *tilec::emitLinearThreadId(Builder &B, const Operation &Kernel) {
     return B.createConstInt(0);
   Linear->setNameHint("tx");
   return Linear;
+}
+
+void tilec::remapThroughLayout(Operation &User, unsigned Group,
+                               const layout::Layout &L) {
+  unsigned OperandIdx = User.getGroupStart(Group);
+  llvm::ArrayRef<Value *> Old = User.getGroup(Group).drop_front();
+  IndexAtoms Atoms;
+  std::vector<IndexExpr> Idx;
+  for (Value *I : Old)
+    Idx.push_back(Atoms.toExpr(I));
+  IndexExpr Flat = 0;
+  llvm::ArrayRef<int64_t> OutShape = L.getOutputShape();
+  auto Parts = L.forwardExprs(Idx, Atoms.getExtents());
+  for (unsigned D = 0; D != Parts.size(); ++D)
+    Flat = Flat * OutShape[D] + Parts[D];
+  Builder B;
+  B.setInsertionPoint(&User);
+  B.setLoc(User.getLoc());
+  Value *NewIdx = emitIndexExpr(B, layout::simplify(Flat, Atoms.getExtents()),
+                                Atoms.getValues());
+  std::vector<Value *> Operands(User.getOperands().begin(),
+                                User.getOperands().end());
+  std::vector<unsigned> Segments(User.getSegments().begin(),
+                                 User.getSegments().end());
+  Operands.erase(Operands.begin() + OperandIdx + 1,
+                 Operands.begin() + OperandIdx + 1 + Old.size());
+  Operands.insert(Operands.begin() + OperandIdx + 1, NewIdx);
+  Segments[Group] = 2;
+  User.setOperands(Operands, Segments);
 }

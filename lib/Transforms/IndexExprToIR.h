@@ -15,6 +15,10 @@
 //   - emitIndexExpr writes an expression back as IR ops (Python floor
 //     semantics map to floordiv/floormod; constants to `const`), with the
 //     atoms bound to IR values.
+//   - remapThroughLayout rewrites one buffer access (an operand group
+//     %buf[i..]) to %buf[flat(L(i..))]: the indices are read as
+//     expressions, mapped by the layout, flattened row-major over its
+//     output shape, simplified and emitted before the access;
 //   - emitLinearThreadId builds tx = tid0 + X * (tid1 + Y * tid2) for a
 //     kernel with threads = [X, Y, Z] (dims of size 1 are skipped).
 // Guarantees: toExpr never fails (unknown values are atoms), so a value
@@ -26,6 +30,7 @@
 
 #include "tilec/IR/Builder.h"
 #include "tilec/Layout/IndexExpr.h"
+#include "tilec/Layout/Layout.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -57,6 +62,11 @@ private:
 /// Emits \p E at B's insertion point; every variable of E must be in Vars.
 ir::Value *emitIndexExpr(ir::Builder &B, const layout::IndexExpr &E,
                          const AtomValues &Vars);
+
+/// Replaces the indices of operand group \p Group of \p User by the flat
+/// position of their image under \p L (see above).
+void remapThroughLayout(ir::Operation &User, unsigned Group,
+                        const layout::Layout &L);
 
 /// The linear thread index of the block of \p Kernel at B's insertion point.
 ir::Value *emitLinearThreadId(ir::Builder &B, const ir::Operation &Kernel);

@@ -166,7 +166,7 @@ public:
     while (!Failed) {
       if (inferCommon() || inferFree())
         continue;
-      if (!pickDefault() && !replicateDeferred())
+      if (!replicateDeferred() && !pickDefault())
         break;
     }
     if (Failed)

@@ -2,8 +2,9 @@
 //
 // Expects: kernels after expand-tile-ops: data movement is in `parallel`
 //   loops; fragment buffers are accessed inside those loops with loop
-//   variables as indices (a size-1 dim may use the constant 0); `reduce`,
-//   `cumsum`, `gemm` and `annotate_layout` may remain.
+//   variables, or expressions of them, as indices (a size-1 dim may use
+//   the constant 0); `reduce`, `cumsum`, `gemm` and `annotate_layout` may
+//   remain.
 // Does (TileLang's inference, CUDA-core version; paper section 4.2): with T
 //   = the kernel's thread count (product of `threads`), gives every
 //   fragment a Fragment layout and every `parallel` loop a loop layout (a
@@ -17,8 +18,13 @@
 //     (size-1 dims ignored) takes the fragment's layout and passes its own
 //     to such fragments; a fragment indexed by a subset of the variables
 //     (a broadcast such as `scale[i]` in an (i, j) loop) gets the derived,
-//     replicated layout; when nothing propagates, the first loop without a
-//     layout gets makeDefaultFragment(extents, T, V).
+//     replicated layout; a fragment indexed by other expressions of the
+//     loop variables (`b[i, j // 2]`) gets the image of the loop layout
+//     (FragmentDerive.h), or is checked by enumeration when it has a
+//     layout; when nothing propagates, a fragment whose access has no
+//     closed-form image is replicated on every thread (small fragments
+//     only), else the first loop without a layout gets
+//     makeDefaultFragment(extents, T, V).
 //   V is the widest of 16, 8, 4, 2, 1 elements (at most 16 bytes per
 //   access) such that every global/shared/local access in the loop is
 //   contiguous along the last loop variable with unit stride and starts at
@@ -44,7 +50,8 @@ std::unique_ptr<Pass> createLayoutInferencePass();
 
 /// The layout of \p Loop restricted to the loop variables at \p Kept (in
 /// order; the others are broadcast over): element p is held by every thread
-/// that runs an iteration projecting to p. The result is reshaped to
+/// that runs an iteration projecting to p, once per thread when the
+/// projection condenses (see FragmentDerive.h). The result is reshaped to
 /// \p Shape (same element count).
 std::optional<layout::Fragment>
 deriveProjectedFragment(const layout::Fragment &Loop,

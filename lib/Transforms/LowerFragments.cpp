@@ -4,14 +4,11 @@
 #include "IndexExprToIR.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/Layout/LayoutParser.h"
-#include "tilec/Layout/Simplify.h"
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace tilec;
 using namespace tilec::ir;
-using layout::Fragment;
-using layout::IndexExpr;
 
 namespace {
 
@@ -48,7 +45,7 @@ public:
       // Last group first: rewriting a group shifts only the later ones.
       for (unsigned G = User->getNumGroups(); G-- > 0;)
         if (User->getGroup(G).front() == Buf)
-          remap(*User, G, *L);
+          remapThroughLayout(*User, G, *L);
     Buf->setType(Type::buffer(Scope::Local, {Dim(L->getRegisterCount())},
                               Buf->getType().getDType()));
     Alloc.removeAttr("layout");
@@ -64,35 +61,6 @@ private:
     return llvm::all_of(Buf->getUses(), [](const Use &U) {
       return isElementAccess(*U.User);
     });
-  }
-
-  /// Replaces the indices of group \p Group by the register index.
-  void remap(Operation &User, unsigned Group, const Fragment &L) {
-    unsigned OperandIdx = User.getGroupStart(Group);
-    llvm::ArrayRef<Value *> Old = User.getGroup(Group).drop_front();
-    IndexAtoms Atoms;
-    std::vector<IndexExpr> Idx;
-    for (Value *I : Old)
-      Idx.push_back(Atoms.toExpr(I));
-    IndexExpr Reg = 0;
-    llvm::ArrayRef<int64_t> RegShape = L.getOutputShape();
-    auto Parts = L.forwardExprs(Idx, Atoms.getExtents());
-    for (unsigned D = 0; D != Parts.size(); ++D)
-      Reg = Reg * RegShape[D] + Parts[D];
-    Builder B;
-    B.setInsertionPoint(&User);
-    B.setLoc(User.getLoc());
-    Value *NewIdx = emitIndexExpr(
-        B, layout::simplify(Reg, Atoms.getExtents()), Atoms.getValues());
-    std::vector<Value *> Operands(User.getOperands().begin(),
-                                  User.getOperands().end());
-    std::vector<unsigned> Segments(User.getSegments().begin(),
-                                   User.getSegments().end());
-    Operands.erase(Operands.begin() + OperandIdx + 1,
-                   Operands.begin() + OperandIdx + 1 + Old.size());
-    Operands.insert(Operands.begin() + OperandIdx + 1, NewIdx);
-    Segments[Group] = 2;
-    User.setOperands(Operands, Segments);
   }
 };
 

@@ -1,6 +1,7 @@
 //===- LowerParallel.cpp - Thread binding and vectorization ---------------===//
 
 #include "LowerParallel.h"
+#include "FragmentDerive.h"
 #include "IndexExprToIR.h"
 #include "LoopAccess.h"
 #include "tilec/IR/Builder.h"
@@ -52,10 +53,12 @@ int64_t intDiv(int64_t A, int64_t B) { return A / B; }
 int64_t intMod(int64_t A, int64_t B) { return A % B; }
 
 /// The mixed-radix candidate of default and broadcast fragments: slot
-/// (r, tx) holds element e = (r // V) * (V * G) + (tx // Q) * V + r % V as
-/// replica tx % Q, with Q the replicate size and G = threads / Q. Checked
-/// against the layout by enumeration.
-std::optional<IterationMap> mixedRadix(const Fragment &L, int64_t V) {
+/// (r, tx) holds element e = (r // V) * (V * G) + g * V + r % V, with Q
+/// the replicate size, G = threads / Q and the thread split into a group g
+/// and a replica: g = tx // Q, replica tx % Q (ReplicaLow), or g = tx % G,
+/// replica tx // G. Checked against the layout by enumeration.
+std::optional<IterationMap> mixedRadix(const Fragment &L, int64_t V,
+                                       bool ReplicaLow) {
   llvm::ArrayRef<int64_t> Shape = L.getInputShape();
   int64_t N = layout::shapeSize(Shape), R = L.getRegisterCount();
   int64_t Q = L.getReplicateSize(), Lt = L.getThreadExtent();
@@ -64,11 +67,13 @@ std::optional<IterationMap> mixedRadix(const Fragment &L, int64_t V) {
   int64_t G = Lt / Q, Used = 0;
   for (int64_t T = 0; T != Lt; ++T)
     for (int64_t Reg = 0; Reg != R; ++Reg) {
-      int64_t E = (Reg / V) * (V * G) + (T / Q) * V + Reg % V;
+      int64_t Group = ReplicaLow ? T / Q : T % G;
+      int64_t E = (Reg / V) * (V * G) + Group * V + Reg % V;
       if (E >= N)
         continue;
       auto Idx = unflatten<int64_t>(E, Shape, intDiv, intMod);
-      if (flatRegister(L, Idx) != Reg || L.forwardThread(Idx, T % Q) != T)
+      int64_t Replica = ReplicaLow ? T % Q : T / G;
+      if (flatRegister(L, Idx) != Reg || L.forwardThread(Idx, Replica) != T)
         return std::nullopt;
       ++Used;
     }
@@ -76,8 +81,10 @@ std::optional<IterationMap> mixedRadix(const Fragment &L, int64_t V) {
     return std::nullopt;
   IterationMap M;
   M.Count = R;
-  IndexExpr E = layout::floorDiv(varR(), V) * (V * G) +
-                layout::floorDiv(varTx(), Q) * V + layout::floorMod(varR(), V);
+  IndexExpr Group = ReplicaLow ? layout::floorDiv(varTx(), Q)
+                               : layout::floorMod(varTx(), G);
+  IndexExpr E = layout::floorDiv(varR(), V) * (V * G) + Group * V +
+                layout::floorMod(varR(), V);
   M.Coords = unflatten<IndexExpr>(E, Shape, exprDiv, exprMod);
   if (((R - 1) / V) * V * G + (G - 1) * V + V - 1 >= N)
     M.Guards.push_back({E, N, CmpPred::Lt});
@@ -103,25 +110,35 @@ std::optional<IterationMap> symbolicInverse(const Fragment &L) {
   return M;
 }
 
-/// Every iteration, run by the thread that owns it (no replication).
+/// Every iteration and replica, run by the thread that holds it: slot r
+/// is replica r // N of element r % N. Sound only when no element has two
+/// replicas on one thread (each thread then runs an iteration once).
 std::optional<IterationMap> scan(const Fragment &L) {
-  if (L.getReplicateSize() != 1)
+  if (L.getReplicateSize() > 1 && !replicasOnDistinctThreads(L))
     return std::nullopt;
   IterationMap M;
-  M.Count = layout::shapeSize(L.getInputShape());
-  M.Coords = unflatten<IndexExpr>(varR(), L.getInputShape(), exprDiv, exprMod);
+  int64_t N = layout::shapeSize(L.getInputShape());
+  M.Count = N * L.getReplicateSize();
+  IndexExpr Elem = L.getReplicateSize() > 1 ? layout::floorMod(varR(), N)
+                                            : varR();
+  M.Coords = unflatten<IndexExpr>(Elem, L.getInputShape(), exprDiv, exprMod);
   layout::VarMap Map;
   for (unsigned D = 0; D != M.Coords.size(); ++D)
     Map[layout::Layout::inputVarName(D)] = M.Coords[D];
+  Map["rep"] = layout::floorDiv(varR(), N);
   M.Guards.push_back(
       {layout::substitute(L.getForwardThread(), Map), varTx(), CmpPred::Eq});
   return M;
 }
 
 std::optional<IterationMap> iterationMap(const Fragment &L) {
-  for (int64_t V : {16, 8, 4, 2, 1})
-    if (auto M = mixedRadix(L, V))
-      return M;
+  for (bool ReplicaLow : {true, false}) {
+    if (!ReplicaLow && L.getReplicateSize() == 1)
+      break;
+    for (int64_t V : {16, 8, 4, 2, 1})
+      if (auto M = mixedRadix(L, V, ReplicaLow))
+        return M;
+  }
   if (auto M = symbolicInverse(L))
     return M;
   return scan(L);

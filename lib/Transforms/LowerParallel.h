@@ -15,8 +15,13 @@
 //           body, with the loop variables replaced by the coordinates
 //   The inverse comes from the layout library: the mixed-radix form of
 //   default and broadcast fragments (verified by enumeration), else the
-//   symbolic inverse of bit-linear layouts, else a scan over all iterations
-//   guarded by `thread(i..) == tx` (unreplicated layouts only).
+//   symbolic inverse (registers, thread) -> (element, replica) of
+//   bijective bit-linear layouts (replicas in any thread bits), else a
+//   scan over all (element, replica) pairs guarded by `thread(e, rep) ==
+//   tx`. A replicated layout runs each iteration on every thread holding
+//   it (TileLang's semantics); the scan needs the replicas of an element
+//   on distinct threads (checked by enumeration), so that no thread runs
+//   an iteration twice, and is reported otherwise.
 //   A body that is a plain copy (one load whose value one store writes,
 //   same dtype, plus index arithmetic) with V > 1 becomes one `vcopy
 //   %dst[..], %src[..] {lanes = V}` per run instead of the inner loop.

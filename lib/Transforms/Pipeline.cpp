@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Transforms/Pipeline.h"
+#include "ApplySharedLayouts.h"
 #include "CheckTarget.h"
 #include "ExpandTileOps.h"
 #include "FoldConstants.h"
@@ -43,6 +44,7 @@ void tilec::registerAllPasses() {
   registerPass("rasterize", createRasterizePass);
   registerPass("lower-pipelined", createLowerPipelinedPass);
   registerPass("insert-barriers", createInsertBarriersPass);
+  registerPass("apply-shared-layouts", createApplySharedLayoutsPass);
   registerPass("vectorize-loops", createVectorizeLoopsPass);
 }
 
@@ -84,4 +86,8 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
   PM.addPass(createFoldConstantsPass());
   // Last: barriers between conflicting shared accesses of the final code.
   PM.addPass(createInsertBarriersPass());
+  // Swizzled shared buffers (T.annotate_layout): each access goes to its
+  // element's swizzled address. A bijection of addresses keeps the
+  // barriers placed above valid.
+  PM.addPass(createApplySharedLayoutsPass());
 }

@@ -1,0 +1,186 @@
+//===- ApplySharedLayouts.cpp - Swizzled shared-memory buffers ------------===//
+
+#include "ApplySharedLayouts.h"
+#include "IndexExprToIR.h"
+#include "tilec/IR/Builder.h"
+#include "tilec/Layout/Swizzle.h"
+#include "tilec/Support/Diagnostics.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace tilec;
+using namespace tilec::ir;
+using layout::Layout;
+
+/// Enumeration limit of the vcopy check.
+static constexpr int64_t CheckLimit = int64_t(1) << 21;
+
+std::optional<Layout> tilec::sharedLayoutFromText(llvm::StringRef Text,
+                                                  int64_t Rows, int64_t Cols,
+                                                  int64_t ElemBits) {
+  llvm::StringRef Name = Text.split('(').first;
+  if (!Text.endswith(")") || ElemBits < 8 || 128 % ElemBits != 0)
+    return std::nullopt;
+  if (Name == "make_swizzled_layout" || Name == "make_wgmma_swizzled_layout")
+    return layout::makeGemmABLayout(Rows, Cols, ElemBits, /*KInner=*/true);
+  int64_t W = llvm::StringSwitch<int64_t>(Name)
+                  .Case("make_full_bank_swizzled_layout", 8)
+                  .Case("make_half_bank_swizzled_layout", 4)
+                  .Case("make_quarter_bank_swizzled_layout", 2)
+                  .Default(0);
+  int64_t Vec = 128 / ElemBits;
+  if (!W || (Rows % 8 != 0 && Rows != 4) || Cols % (Vec * W) != 0)
+    return std::nullopt;
+  if (W == 8)
+    return layout::makeFullBankSwizzleLayout(Rows, Cols, ElemBits);
+  if (W == 4)
+    return layout::makeHalfBankSwizzleLayout(Rows, Cols, ElemBits);
+  return layout::makeQuarterBankSwizzleLayout(Rows, Cols, ElemBits);
+}
+
+namespace {
+
+bool isElementAccess(const Operation &Op) {
+  return Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
+         Op.is(OpKind::VCopy) ||
+         (Op.is(OpKind::Atomic) && !Op.getGroup(1).front()->getType().isBuffer());
+}
+
+int64_t flatOutput(const Layout &L, llvm::ArrayRef<int64_t> Idx) {
+  auto Out = L.forward(Idx);
+  if (!Out)
+    return -1;
+  int64_t Flat = 0;
+  for (unsigned D = 0; D != Out->size(); ++D)
+    Flat = Flat * L.getOutputShape()[D] + (*Out)[D];
+  return Flat;
+}
+
+/// Every V-aligned run of V elements along the last dim stays contiguous
+/// and V-aligned under \p L.
+bool keepsRuns(const Layout &L, int64_t V) {
+  llvm::ArrayRef<int64_t> Shape = L.getInputShape();
+  if (Shape.back() % V != 0 || layout::shapeSize(Shape) > CheckLimit)
+    return false;
+  bool Ok = true;
+  layout::forEachIndex(Shape, [&](llvm::ArrayRef<int64_t> Idx) {
+    if (!Ok || Idx.back() % V != 0)
+      return;
+    int64_t Base = flatOutput(L, Idx);
+    layout::Indices Next(Idx.begin(), Idx.end());
+    Ok = Base >= 0 && Base % V == 0;
+    for (int64_t K = 1; Ok && K < V; ++K) {
+      Next.back() = Idx.back() + K;
+      Ok = flatOutput(L, Next) == Base + K;
+    }
+  });
+  return Ok;
+}
+
+class SharedLayoutApplier {
+public:
+  SharedLayoutApplier(Operation &Annot, DiagnosticEngine &Diags)
+      : Annot(Annot), Buf(Annot.getOperand(0)), Diags(Diags) {}
+
+  bool run() {
+    std::string Why;
+    auto L = layoutFor(Why);
+    if (!L) {
+      Diags.report(Annot.getLoc(), diag::warn_shared_layout_not_applied)
+          << Buf->getNameHint() << Why;
+      Annot.erase();
+      return true;
+    }
+    Annot.erase();
+    for (const Use &U : Buf->getUses())
+      if (!isElementAccess(*U.User)) {
+        Diags.report(U.User->getLoc(), diag::err_lowering_unsupported)
+            << "the swizzled shared buffer '" + Buf->getNameHint().str() + "'"
+            << "'" + U.User->getName().str() +
+                   "' is still a tile operator here; lower it first";
+        return false;
+      }
+    if (!vcopiesStayContiguous(*L))
+      return false;
+    llvm::SetVector<Operation *> Users;
+    for (const Use &U : Buf->getUses())
+      Users.insert(U.User);
+    for (Operation *User : Users)
+      // Last group first: rewriting a group shifts only the later ones.
+      for (unsigned G = User->getNumGroups(); G-- > 0;)
+        if (User->getGroup(G).front() == Buf)
+          remapThroughLayout(*User, G, *L);
+    Buf->setType(Type::buffer(Scope::Shared,
+                              {Dim(layout::shapeSize(L->getOutputShape()))},
+                              Buf->getType().getDType()));
+    return true;
+  }
+
+private:
+  Operation &Annot;
+  Value *Buf;
+  DiagnosticEngine &Diags;
+
+  std::optional<Layout> layoutFor(std::string &Why) {
+    const Type &T = Buf->getType();
+    auto Shape = T.getStaticShape();
+    if (!Shape || Shape->size() < 2) {
+      Why = "the layout needs a static shape of rank 2 or more";
+      return std::nullopt;
+    }
+    int64_t Rows = (*Shape)[Shape->size() - 2], Cols = Shape->back();
+    llvm::StringRef Text = Annot.getStringAttr("layout").value_or("");
+    auto L = sharedLayoutFromText(Text, Rows, Cols, bitWidth(T.getDType()));
+    if (!L) {
+      Why = "'" + Text.str() + "' is not a swizzle the compiler can apply to " +
+            "a [" + std::to_string(Rows) + ", " + std::to_string(Cols) +
+            "] tile of " + tileLangName(T.getDType()).str();
+      return std::nullopt;
+    }
+    if (Shape->size() == 2)
+      return L;
+    return L->expand(llvm::ArrayRef<int64_t>(*Shape).drop_back(2));
+  }
+
+  /// The library's swizzles permute whole 16-byte chunks and pad by 16
+  /// bytes, so an aligned vcopy (at most 16 bytes) stays contiguous.
+  bool vcopiesStayContiguous(const Layout &L) {
+    for (const Use &U : Buf->getUses())
+      if (U.User->is(OpKind::VCopy) &&
+          !keepsRuns(L, U.User->getIntAttr("lanes").value_or(1))) {
+        Diags.report(U.User->getLoc(), diag::err_lowering_unsupported)
+            << "this vector copy of '" + Buf->getNameHint().str() + "'"
+            << "its layout splits the copied run of elements";
+        return false;
+      }
+    return true;
+  }
+};
+
+class ApplySharedLayoutsPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "apply-shared-layouts"; }
+  llvm::StringRef description() const override {
+    return "Apply swizzle annotations of shared buffers to their accesses";
+  }
+
+  bool run(Operation &Module, PassContext &Ctx) override {
+    std::vector<Operation *> Annotations;
+    Module.walk([&](Operation &Op) {
+      if (Op.is(OpKind::AnnotateLayout) &&
+          Op.getOperand(0)->getType().isBuffer() &&
+          Op.getOperand(0)->getType().getScope() == Scope::Shared)
+        Annotations.push_back(&Op);
+    });
+    bool OK = true;
+    for (Operation *Op : Annotations)
+      OK &= SharedLayoutApplier(*Op, Ctx.Diags).run();
+    return OK;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tilec::createApplySharedLayoutsPass() {
+  return std::make_unique<ApplySharedLayoutsPass>();
+}
