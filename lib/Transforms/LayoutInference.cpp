@@ -479,24 +479,13 @@ public:
   bool run(Operation &Module, PassContext &Ctx) override {
     bool OK = true;
     for (Operation &Func : Module.getBody()) {
-      std::set<std::string> Assumes = existingAssumes(Func);
+      std::set<std::string> Assumes = readAssumes(Func);
       for (Operation &Op : Func.getBody())
         if (Op.is(OpKind::Kernel))
           OK &= KernelInference(Op, Ctx.Diags, Assumes).run();
-      if (!Assumes.empty())
-        Func.setAttr("assumes",
-                     Attribute::stringArray(std::vector<std::string>(
-                         Assumes.begin(), Assumes.end())));
+      writeAssumes(Func, Assumes);
     }
     return OK;
-  }
-
-private:
-  static std::set<std::string> existingAssumes(const Operation &Func) {
-    const Attribute *A = Func.getAttr("assumes");
-    auto List = A ? A->getStringArray() : std::nullopt;
-    return List ? std::set<std::string>(List->begin(), List->end())
-                : std::set<std::string>();
   }
 };
 

@@ -342,3 +342,18 @@ bool tilec::holdsBroadcast(const Fragment &Loop, const Fragment &F,
   });
   return Ok;
 }
+
+std::set<std::string> tilec::readAssumes(const ir::Operation &Func) {
+  const ir::Attribute *A = Func.getAttr("assumes");
+  auto List = A ? A->getStringArray() : std::nullopt;
+  return List ? std::set<std::string>(List->begin(), List->end())
+              : std::set<std::string>();
+}
+
+void tilec::writeAssumes(ir::Operation &Func,
+                         const std::set<std::string> &Assumes) {
+  if (Assumes.empty())
+    return;
+  Func.setAttr("assumes", ir::Attribute::stringArray(std::vector<std::string>(
+                              Assumes.begin(), Assumes.end())));
+}

@@ -43,6 +43,12 @@ struct BufferAccess {
 /// add, sub); 0 for the constant 0.
 int64_t knownMultiple(const ir::Value *V);
 
+/// The func's `assumes` attribute (conditions the launcher checks) as a set.
+std::set<std::string> readAssumes(const ir::Operation &Func);
+/// Stores \p Assumes as the func's `assumes` attribute, sorted; leaves the
+/// func alone when the set is empty.
+void writeAssumes(ir::Operation &Func, const std::set<std::string> &Assumes);
+
 /// Accesses of buffers in the body of \p Loop (nested regions included).
 std::vector<BufferAccess> collectAccesses(ir::Operation &Loop);
 

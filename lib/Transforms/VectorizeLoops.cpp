@@ -320,8 +320,7 @@ private:
       if (Op.is(OpKind::For))
         Loops.push_back(&Op);
     });
-    std::set<std::string> Assumes = existingAssumes(Func);
-    size_t Before = Assumes.size();
+    std::set<std::string> Assumes = readAssumes(Func);
     // A loop that qualifies has no nested regions, so rewriting it never
     // removes another collected loop.
     for (Operation *Loop : Loops) {
@@ -329,16 +328,7 @@ private:
       if (LV.analyze(Assumes))
         LV.rewrite();
     }
-    if (Assumes.size() != Before)
-      Func.setAttr("assumes", Attribute::stringArray(std::vector<std::string>(
-                                  Assumes.begin(), Assumes.end())));
-  }
-
-  static std::set<std::string> existingAssumes(const Operation &Func) {
-    const Attribute *A = Func.getAttr("assumes");
-    auto List = A ? A->getStringArray() : std::nullopt;
-    return List ? std::set<std::string>(List->begin(), List->end())
-                : std::set<std::string>();
+    writeAssumes(Func, Assumes);
   }
 };
 
