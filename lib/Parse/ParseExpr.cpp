@@ -229,36 +229,31 @@ ExprPtr Parser::parseLambda() {
 
 // or_test  -> and_test ('or' and_test)*
 ExprPtr Parser::parseOrTest() {
-  SMLoc Start = tok().getLoc();
-  ExprPtr First = parseAndTest();
-  if (!First || !at(tok::kw_or))
-    return First;
-  ExprList Values;
-  Values.push_back(std::move(First));
-  while (consumeIf(tok::kw_or)) {
-    ExprPtr E = parseAndTest();
-    if (!E)
-      return nullptr;
-    Values.push_back(std::move(E));
-  }
-  return make<BoolOpExpr>(rangeFrom(Start), BoolOpKind::Or, std::move(Values));
+  return parseBoolChain(tok::kw_or, BoolOpKind::Or, &Parser::parseAndTest);
 }
 
 // and_test -> not_test ('and' not_test)*
 ExprPtr Parser::parseAndTest() {
+  return parseBoolChain(tok::kw_and, BoolOpKind::And, &Parser::parseNotTest);
+}
+
+/// operand (Keyword operand)*: one BoolOpExpr for the whole chain, or the
+/// operand itself when there is no Keyword.
+ExprPtr Parser::parseBoolChain(tok::Kind Keyword, BoolOpKind Op,
+                               ExprPtr (Parser::*Operand)()) {
   SMLoc Start = tok().getLoc();
-  ExprPtr First = parseNotTest();
-  if (!First || !at(tok::kw_and))
+  ExprPtr First = (this->*Operand)();
+  if (!First || !at(Keyword))
     return First;
   ExprList Values;
   Values.push_back(std::move(First));
-  while (consumeIf(tok::kw_and)) {
-    ExprPtr E = parseNotTest();
+  while (consumeIf(Keyword)) {
+    ExprPtr E = (this->*Operand)();
     if (!E)
       return nullptr;
     Values.push_back(std::move(E));
   }
-  return make<BoolOpExpr>(rangeFrom(Start), BoolOpKind::And, std::move(Values));
+  return make<BoolOpExpr>(rangeFrom(Start), Op, std::move(Values));
 }
 
 // not_test -> 'not' not_test | comparison

@@ -211,18 +211,22 @@ Value sema::pyZip(Interp &I, BoundArgs &A) {
   return Value::list(std::move(Out));
 }
 
-Value sema::pySum(Interp &I, BoundArgs &A) {
+/// Folds the iterable A[0] with \p Op, starting from A[1] (sum, math.prod).
+static Value foldIterable(Interp &I, BoundArgs &A, ast::BinaryOp Op) {
   auto Items = I.iterate(A[0], A.range(0));
   if (!Items)
     return Value::poison();
   Value Acc = A[1];
   for (const Value &V : *Items) {
-    Acc = I.binary(ast::BinaryOp::Add, Acc, V, A.range(1), A.range(0),
-                   A.CallRange);
+    Acc = I.binary(Op, Acc, V, A.range(1), A.range(0), A.CallRange);
     if (Acc.isPoison())
       return Acc;
   }
   return Acc;
+}
+
+Value sema::pySum(Interp &I, BoundArgs &A) {
+  return foldIterable(I, A, ast::BinaryOp::Add);
 }
 
 static Value anyAll(Interp &I, BoundArgs &A, bool IsAll) {
@@ -635,15 +639,5 @@ Value sema::mathGcd(Interp &I, BoundArgs &A) {
 }
 
 Value sema::mathProd(Interp &I, BoundArgs &A) {
-  auto Items = I.iterate(A[0], A.range(0));
-  if (!Items)
-    return Value::poison();
-  Value Acc = A[1];
-  for (const Value &V : *Items) {
-    Acc = I.binary(ast::BinaryOp::Mul, Acc, V, A.range(1), A.range(0),
-                   A.CallRange);
-    if (Acc.isPoison())
-      return Acc;
-  }
-  return Acc;
+  return foldIterable(I, A, ast::BinaryOp::Mul);
 }

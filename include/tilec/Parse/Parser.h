@@ -127,6 +127,8 @@ private:
   ExprPtr parseLambda();
   ExprPtr parseOrTest();
   ExprPtr parseAndTest();
+  ExprPtr parseBoolChain(tok::Kind Keyword, ast::BoolOpKind Op,
+                         ExprPtr (Parser::*Operand)());
   ExprPtr parseNotTest();
   ExprPtr parseComparison();
   ExprPtr parseBinary(unsigned MinPrec);
