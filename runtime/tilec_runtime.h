@@ -161,6 +161,134 @@ template <typename T> __device__ inline T warpReduceMax(T V) {
   return V;
 }
 
+//===--- Asynchronous copies and tensor cores (sm_80+) --------------------===//
+// PTX wrappers for the ops cp_async, cp_async_commit, cp_async_wait,
+// ldmatrix and mma. Register operands are the kernel's local arrays,
+// reinterpreted as 32-bit registers (the emitter aligns them).
+
+__device__ inline unsigned smemAddress(const void *Ptr) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(Ptr));
+}
+
+/// Copies Bytes (4, 8 or 16) from global to shared memory; 16-byte copies
+/// bypass L1 (.cg).
+template <int Bytes>
+__device__ inline void cpAsync(void *Smem, const void *Gmem) {
+  if (Bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                     smemAddress(Smem)),
+                 "l"(Gmem));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(
+                     smemAddress(Smem)),
+                 "l"(Gmem), "n"(Bytes));
+}
+
+/// As above; when Pred is false the destination is zero-filled and global
+/// memory is not read (source size 0).
+template <int Bytes>
+__device__ inline void cpAsync(void *Smem, const void *Gmem, bool Pred) {
+  int SrcBytes = Pred ? Bytes : 0;
+  if (Bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                     smemAddress(Smem)),
+                 "l"(Gmem), "r"(SrcBytes));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(
+                     smemAddress(Smem)),
+                 "l"(Gmem), "n"(Bytes), "r"(SrcBytes));
+}
+
+__device__ inline void cpAsyncCommit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+
+template <int Pending> __device__ inline void cpAsyncWait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+}
+
+/// ldmatrix .x1/.x2/.x4 (.trans): Count 32-bit registers into Dst from the
+/// 16-byte row this lane addresses.
+template <int Count, bool Trans>
+__device__ inline void ldmatrix(void *Dst, const void *Smem) {
+  unsigned *R = reinterpret_cast<unsigned *>(Dst);
+  unsigned Addr = smemAddress(Smem);
+  if (Count == 4 && Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
+                 "{%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(R[0]), "=r"(R[1]), "=r"(R[2]), "=r"(R[3])
+                 : "r"(Addr));
+  else if (Count == 4)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+                 "{%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(R[0]), "=r"(R[1]), "=r"(R[2]), "=r"(R[3])
+                 : "r"(Addr));
+  else if (Count == 2 && Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 "
+                 "{%0, %1}, [%2];\n"
+                 : "=r"(R[0]), "=r"(R[1])
+                 : "r"(Addr));
+  else if (Count == 2)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+                 : "=r"(R[0]), "=r"(R[1])
+                 : "r"(Addr));
+  else if (Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n"
+                 : "=r"(R[0])
+                 : "r"(Addr));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
+                 : "=r"(R[0])
+                 : "r"(Addr));
+}
+
+/// The A and B operand list of an mma: four and two 32-bit registers.
+#define TILEC_MMA_AB4                                                         \
+  "r"(RA[0]), "r"(RA[1]), "r"(RA[2]), "r"(RA[3]), "r"(RB[0]), "r"(RB[1])
+
+/// mma.sync m16n8k16 (f16 or bf16 inputs, f32 accumulators), m16n8k32
+/// (8-bit integers into s32), m16n8k8 (tf32 into f32); D += A * B.
+#define TILEC_DEFINE_MMA(Name, DT, Shape, Types, DCons)                       \
+  __device__ inline void Name(DT *D, const void *A, const void *B) {          \
+    const unsigned *RA = reinterpret_cast<const unsigned *>(A);               \
+    const unsigned *RB = reinterpret_cast<const unsigned *>(B);               \
+    asm volatile("mma.sync.aligned." Shape ".row.col." Types                   \
+                 " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "            \
+                 "{%0, %1, %2, %3};\n"                                        \
+                 : DCons(D)                                                   \
+                 : TILEC_MMA_AB4);                                            \
+  }
+#define TILEC_MMA_F32(D) "+f"(D[0]), "+f"(D[1]), "+f"(D[2]), "+f"(D[3])
+#define TILEC_MMA_S32(D) "+r"(D[0]), "+r"(D[1]), "+r"(D[2]), "+r"(D[3])
+
+TILEC_DEFINE_MMA(mmaM16N8K16F32F16, float, "m16n8k16", "f32.f16.f16.f32",
+                 TILEC_MMA_F32)
+TILEC_DEFINE_MMA(mmaM16N8K16F32BF16, float, "m16n8k16",
+                 "f32.bf16.bf16.f32", TILEC_MMA_F32)
+TILEC_DEFINE_MMA(mmaM16N8K32S32S8, int, "m16n8k32", "s32.s8.s8.s32",
+                 TILEC_MMA_S32)
+TILEC_DEFINE_MMA(mmaM16N8K32S32U8, int, "m16n8k32", "s32.u8.u8.s32",
+                 TILEC_MMA_S32)
+TILEC_DEFINE_MMA(mmaM16N8K8F32TF32, float, "m16n8k8", "f32.tf32.tf32.f32",
+                 TILEC_MMA_F32)
+
+/// m16n8k16 with f16 accumulators: D is two registers of half2.
+__device__ inline void mmaM16N8K16F16F16(void *D, const void *A,
+                                         const void *B) {
+  unsigned *RD = reinterpret_cast<unsigned *>(D);
+  const unsigned *RA = reinterpret_cast<const unsigned *>(A);
+  const unsigned *RB = reinterpret_cast<const unsigned *>(B);
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
+               "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
+               : "+r"(RD[0]), "+r"(RD[1])
+               : TILEC_MMA_AB4);
+}
+
+#undef TILEC_DEFINE_MMA
+#undef TILEC_MMA_F32
+#undef TILEC_MMA_S32
+#undef TILEC_MMA_AB4
+
 } // namespace tilec
 #endif /* __CUDACC__ && __cplusplus */
 

@@ -18,6 +18,11 @@ bool hasSideEffects(const Operation &Op) {
   switch (Op.getKind()) {
   case OpKind::Store:
   case OpKind::VCopy:
+  case OpKind::CpAsync:
+  case OpKind::CpAsyncCommit:
+  case OpKind::CpAsyncWait:
+  case OpKind::Ldmatrix:
+  case OpKind::Mma:
   case OpKind::Atomic:
   case OpKind::Barrier:
   case OpKind::Shfl:

@@ -95,6 +95,11 @@ private:
   void emitAlloc(const Operation &Op);
   void emitStore(const Operation &Op);
   void emitVCopy(const Operation &Op);
+  void emitCpAsync(const Operation &Op);
+  void emitLdmatrix(const Operation &Op);
+  void emitMma(const Operation &Op);
+  /// `&buf[i]` of an operand group.
+  std::string address(const Operation &Op, unsigned G);
   void emitAtomic(const Operation &Op);
   void emitShfl(const Operation &Op);
   void emitFor(const Operation &Op);
@@ -209,6 +214,17 @@ void KernelEmitter::emitOp(const Operation &Op) {
     return emitShfl(Op);
   case OpKind::Barrier:
     return W.line(std::string(cudaDialect().SyncThreads) + "();");
+  case OpKind::CpAsync:
+    return emitCpAsync(Op);
+  case OpKind::CpAsyncCommit:
+    return W.line("tilec::cpAsyncCommit();");
+  case OpKind::CpAsyncWait:
+    return W.line(fmt::format("tilec::cpAsyncWait<{}>();",
+                              *Op.getIntAttr("pending")));
+  case OpKind::Ldmatrix:
+    return emitLdmatrix(Op);
+  case OpKind::Mma:
+    return emitMma(Op);
   case OpKind::For:
     return emitFor(Op);
   case OpKind::If:
@@ -272,6 +288,51 @@ void KernelEmitter::emitVCopy(const Operation &Op) {
   W.line(fmt::format(
       "*reinterpret_cast<{0}*>(&{1}) = *reinterpret_cast<const {0}*>(&{2});",
       VT, Dst.Text, Src.Text));
+}
+
+std::string KernelEmitter::address(const Operation &Op, unsigned G) {
+  return "&" + E.element(Op, Op.getGroup(G)).Text;
+}
+
+/// tilec::cpAsync<Bytes>(&dst, &src[, pred]).
+void KernelEmitter::emitCpAsync(const Operation &Op) {
+  std::string Pred;
+  if (Op.getNumGroups() == 3)
+    Pred = ", " + E.get(Op.getGroup(2)[0]).Text;
+  W.line(fmt::format("tilec::cpAsync<{}>({}, {}{});",
+                     *Op.getIntAttr("bytes"), address(Op, 0), address(Op, 1),
+                     Pred));
+}
+
+void KernelEmitter::emitLdmatrix(const Operation &Op) {
+  W.line(fmt::format("tilec::ldmatrix<{}, {}>({}, {});",
+                     *Op.getIntAttr("count"),
+                     Op.getBoolAttr("trans").value_or(false) ? "true"
+                                                             : "false",
+                     address(Op, 0), address(Op, 1)));
+}
+
+/// The runtime's wrapper for the shape and operand types (the verifier
+/// accepted only these combinations).
+static std::string mmaFunction(StringRef Shape, DType AB, DType D) {
+  if (Shape == "m16n8k32")
+    return AB == DType::Int8 ? "mmaM16N8K32S32S8" : "mmaM16N8K32S32U8";
+  if (Shape == "m16n8k8")
+    return "mmaM16N8K8F32TF32";
+  if (D == DType::Float16)
+    return "mmaM16N8K16F16F16";
+  return AB == DType::BFloat16 ? "mmaM16N8K16F32BF16" : "mmaM16N8K16F32F16";
+}
+
+void KernelEmitter::emitMma(const Operation &Op) {
+  std::string Fn = mmaFunction(*Op.getStringAttr("shape"),
+                               Op.getGroup(1)[0]->getType().getDType(),
+                               Op.getOperand(0)->getType().getDType());
+  std::string D = address(Op, 0);
+  if (Op.getOperand(0)->getType().getDType() == DType::Int32)
+    D = "reinterpret_cast<int*>(" + D + ")";
+  W.line(fmt::format("tilec::{}({}, {}, {});", Fn, D, address(Op, 1),
+                     address(Op, 2)));
 }
 
 /// atomicAdd/Max/Min; float max/min through the CAS helpers of

@@ -149,6 +149,18 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
     Mark(Op.getOperand(0), false, true, Bytes);
     return Mark(Op.getGroup(1)[0], true, false, Bytes);
   }
+  case OpKind::CpAsync: {
+    unsigned Bytes = *Op.getIntAttr("bytes");
+    Mark(Op.getOperand(0), false, true, Bytes);
+    return Mark(Op.getGroup(1)[0], true, false, Bytes);
+  }
+  case OpKind::Ldmatrix:
+    Mark(Op.getOperand(0), false, true, 16);
+    return Mark(Op.getGroup(1)[0], true, false, 16);
+  case OpKind::Mma:
+    Mark(Op.getOperand(0), true, true, 16);
+    Mark(Op.getGroup(1)[0], true, false, 16);
+    return Mark(Op.getGroup(2)[0], true, false, 16);
   default:
     return;
   }

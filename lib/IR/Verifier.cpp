@@ -95,6 +95,15 @@ private:
   bool checkBarrier(const Operation &Op);
   bool checkShfl(const Operation &Op);
   bool checkVCopy(const Operation &Op);
+  bool checkCpAsync(const Operation &Op);
+  bool checkCpAsyncWait(const Operation &Op);
+  bool checkLdmatrix(const Operation &Op);
+  bool checkMma(const Operation &Op);
+  bool checkAccessIn(const Operation &Op, unsigned G, Scope S,
+                     const llvm::Twine &What);
+  bool checkRegisterGroup(const Operation &Op, unsigned G,
+                          const llvm::Twine &What);
+  bool checkInKernel(const Operation &Op);
 
   // Shared helpers.
   bool checkAccess(const Operation &Op, unsigned Group, bool AllowWhole,
@@ -371,6 +380,16 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkShfl(Op);
   case OpKind::VCopy:
     return checkVCopy(Op);
+  case OpKind::CpAsync:
+    return checkCpAsync(Op);
+  case OpKind::CpAsyncCommit:
+    return checkInKernel(Op);
+  case OpKind::CpAsyncWait:
+    return checkCpAsyncWait(Op);
+  case OpKind::Ldmatrix:
+    return checkLdmatrix(Op);
+  case OpKind::Mma:
+    return checkMma(Op);
   default:
     return true;
   }
@@ -842,6 +861,103 @@ bool Verifier::checkVCopy(const Operation &Op) {
   if (!Op.getParentOfKind(OpKind::Kernel))
     return fail(Op, "must be inside a 'kernel'");
   return true;
+}
+
+bool Verifier::checkInKernel(const Operation &Op) {
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return true;
+}
+
+bool Verifier::checkAccessIn(const Operation &Op, unsigned G, Scope S,
+                             const llvm::Twine &What) {
+  if (!checkAccess(Op, G, false, What))
+    return false;
+  const Type &T = Op.getGroup(G)[0]->getType();
+  if (T.getScope() != S)
+    return fail(Op, What + " must be a " + scopeName(S) + " buffer, got " +
+                        T.str());
+  return true;
+}
+
+/// cp_async %dst[..], %src[..][, %pred] {bytes = N}: shared <- global.
+bool Verifier::checkCpAsync(const Operation &Op) {
+  unsigned Groups = Op.getNumGroups();
+  if (Groups != 2 && Groups != 3)
+    return fail(Op, "expects operands %dst[...], %src[...][, %pred]");
+  if (!checkAccessIn(Op, 0, Scope::Shared, "destination") ||
+      !checkAccessIn(Op, 1, Scope::Global, "source"))
+    return false;
+  if (Groups == 3 && (Op.getGroup(2).size() != 1 ||
+                      !Op.getGroup(2)[0]->getType().isBool()))
+    return fail(Op, "predicate must be one i1 value");
+  DType Dst = Op.getOperand(0)->getType().getDType();
+  if (Dst != Op.getGroup(1)[0]->getType().getDType())
+    return fail(Op, "source and destination element types differ");
+  int64_t Bytes = Op.getIntAttr("bytes").value_or(0);
+  if ((Bytes != 4 && Bytes != 8 && Bytes != 16) || Bytes * 8 < bitWidth(Dst))
+    return fail(Op, "requires attribute 'bytes' of 4, 8 or 16");
+  return checkInKernel(Op);
+}
+
+bool Verifier::checkCpAsyncWait(const Operation &Op) {
+  if (Op.getIntAttr("pending").value_or(-1) < 0)
+    return fail(Op, "requires a non-negative integer attribute 'pending'");
+  return checkInKernel(Op);
+}
+
+/// A local register buffer with one index (an element offset).
+bool Verifier::checkRegisterGroup(const Operation &Op, unsigned G,
+                                  const llvm::Twine &What) {
+  if (!checkAccessIn(Op, G, Scope::Local, What))
+    return false;
+  if (Op.getGroup(G)[0]->getType().rank() != 1)
+    return fail(Op, What + " must be a rank-1 register buffer");
+  return true;
+}
+
+/// ldmatrix %dst[off], %src[..] {count = 1|2|4, trans}: 16-bit matrices.
+bool Verifier::checkLdmatrix(const Operation &Op) {
+  if (Op.getNumGroups() != 2)
+    return fail(Op, "expects operands %dst[offset], %src[...]");
+  if (!checkRegisterGroup(Op, 0, "destination") ||
+      !checkAccessIn(Op, 1, Scope::Shared, "source"))
+    return false;
+  int64_t Count = Op.getIntAttr("count").value_or(0);
+  if (Count != 1 && Count != 2 && Count != 4)
+    return fail(Op, "requires attribute 'count' of 1, 2 or 4");
+  return checkInKernel(Op);
+}
+
+/// The operand types one mma shape accepts.
+static bool mmaTypesMatch(StringRef Shape, DType AB, DType D) {
+  if (Shape == "m16n8k16")
+    return (AB == DType::Float16 && (D == DType::Float32 ||
+                                     D == DType::Float16)) ||
+           (AB == DType::BFloat16 && D == DType::Float32);
+  if (Shape == "m16n8k32")
+    return (AB == DType::Int8 || AB == DType::UInt8) && D == DType::Int32;
+  if (Shape == "m16n8k8")
+    return AB == DType::Float32 && D == DType::Float32;
+  return false;
+}
+
+/// mma %d[off], %a[off], %b[off] {shape}: D += A * B on registers.
+bool Verifier::checkMma(const Operation &Op) {
+  if (Op.getNumGroups() != 3)
+    return fail(Op, "expects operands %d[offset], %a[offset], %b[offset]");
+  if (!checkRegisterGroup(Op, 0, "accumulator") ||
+      !checkRegisterGroup(Op, 1, "A operand") ||
+      !checkRegisterGroup(Op, 2, "B operand"))
+    return false;
+  StringRef Shape = Op.getStringAttr("shape").value_or("");
+  DType AB = Op.getGroup(1)[0]->getType().getDType();
+  DType D = Op.getGroup(0)[0]->getType().getDType();
+  if (Op.getGroup(2)[0]->getType().getDType() != AB ||
+      !mmaTypesMatch(Shape, AB, D))
+    return fail(Op, "no mma shape '" + Shape + "' for " +
+                        typesOf(Op.getOperands()));
+  return checkInKernel(Op);
 }
 
 } // namespace
