@@ -12,10 +12,19 @@ the TileLang paper's benchmark (Appendix A: GEMV V0-V7, GEMM M0-M7,
 FlashAttention FA0-FA4); "check" marks builds too small to time meaningfully
 (they are checked, and timed only with --time-all). The first build of every
 example is the one --quick runs.
+
+Tile candidates: a build with `tiles` is planned once per candidate tile
+configuration (a name in TILES: block sizes, stages, threads), its -D values
+overriding the build's; the candidates of one build compete, and the tables
+show the fastest with its name. --tiles NAME,NAME (or "all") replaces every
+build's own candidate list, so new tile configurations can be tried without
+editing this file. `goal` is the target ratio of tilec's TFLOP/s to the torch
+baseline's (baseline time / tilec time) reported for the build: the fp16
+GEMM's ">= 0.55x cuBLAS".
 """
 
 from dataclasses import dataclass, field
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 
 @dataclass
@@ -30,10 +39,12 @@ class Build:
     defines: Dict[str, object] = field(default_factory=dict)
     runs: List[Run] = field(default_factory=lambda: [Run()])
     tags: tuple = ()
+    tiles: tuple = ()
+    goal: Optional[float] = None
 
 
-def B(label, runs=None, tags=(), **defines):
-    return Build(label, defines, runs or [Run()], tuple(tags))
+def B(label, runs=None, tags=(), tiles=(), goal=None, **defines):
+    return Build(label, defines, runs or [Run()], tuple(tags), tuple(tiles), goal)
 
 
 def R(label, **symbols):
@@ -54,6 +65,74 @@ PAPER_FA = [("FA0", 1, 32, 512, 128, True), ("FA1", 1, 32, 512, 128, False),
             ("FA2", 1, 32, 1024, 128, True), ("FA3", 1, 32, 1024, 128, False),
             ("FA4", 1, 32, 4096, 128, True)]
 
+
+# Tile configurations for tensor-core (mma.sync) GEMMs on H100/H200, named
+# blockMxblockNxblockK/stages/threads, in families by input dtype (a
+# --tiles list applies to a build the names of its family). Shared memory
+# per block is num_stages * (block_M + block_N) * block_K * element bytes,
+# and tilec rejects more than the target allows (sm_80: 163 KiB, also when
+# the sm_80 code runs on an H200; sm_90: 227 KiB): fp16 128x256x32/s4 takes
+# 96 KiB, 256x128x64/s3 144 KiB; int8 256x128x128/s3 144 KiB.
+TILES: Dict[str, Dict[str, int]] = {}
+TILE_FAMILY: Dict[str, str] = {}
+
+
+def _tile(family, block_m, block_n, block_k, stages, threads):
+    name = f"{block_m}x{block_n}x{block_k}/s{stages}/t{threads}"
+    if family != "fp16":
+        name = f"{family}:{name}"
+    TILES[name] = dict(block_M=block_m, block_N=block_n, block_K=block_k,
+                       num_stages=stages, threads=threads)
+    TILE_FAMILY[name] = family
+    return name
+
+
+T128x256 = _tile("fp16", 128, 256, 32, 3, 256)
+T256x128 = _tile("fp16", 256, 128, 32, 3, 256)
+T128x256S4 = _tile("fp16", 128, 256, 32, 4, 256)
+T128x128S4 = _tile("fp16", 128, 128, 32, 4, 128)
+# Further fp16 candidates, used only when named with --tiles (or "all").
+_tile("fp16", 128, 128, 64, 3, 128)
+_tile("fp16", 256, 128, 64, 3, 256)
+_tile("fp16", 128, 256, 64, 3, 256)
+_tile("fp16", 64, 128, 32, 4, 128)
+# int8: block_K of at least 64 (64-byte rows).
+T8_128x128 = _tile("int8", 128, 128, 64, 3, 128)
+T8_128x256 = _tile("int8", 128, 256, 64, 3, 256)
+T8_256x128K128 = _tile("int8", 256, 128, 128, 3, 256)
+_tile("int8", 128, 256, 128, 3, 256)
+
+# The per-shape choice for the paper's GEMMs: N = 1024 leaves few blocks
+# with large tiles (4096 / 128 * 1024 / 256 = 128 blocks for 132 SMs), so the
+# small-N shapes try 128x128 first.
+PAPER_GEMM_TILES = {
+    "M0": (T128x128S4, T128x256), "M1": (T128x256, T256x128),
+    "M2": (T128x256, T256x128), "M3": (T128x256, T128x256S4),
+    "M4": (T128x128S4, T128x256), "M5": (T128x256, T256x128),
+    "M6": (T128x256, T256x128), "M7": (T128x256, T128x256S4),
+}
+GEMM_GOAL = 0.55  # tilec fp16 GEMM / cuBLAS on the paper's shapes
+
+# Operand layouts of gemm_transpose: (name, trans_A, trans_B).
+LAYOUTS = [("NN", False, False), ("NT", False, True), ("TN", True, False),
+           ("TT", True, True)]
+POLICIES = ["Square", "FullRow", "FullCol"]
+
+
+def _transpose_checks():
+    """Every layout in fp16, bf16 and tf32, rotating through the policies and
+    pipeline depths so that each appears with each dtype."""
+    builds = []
+    for d, (dt, short) in enumerate([("float16", "f16"), ("bfloat16", "bf16"),
+                                     ("float32", "tf32")]):
+        for i, (name, ta, tb) in enumerate(LAYOUTS):
+            policy = POLICIES[(i + d) % 3]
+            stages = 1 + (i + d) % 4
+            builds.append(B(f"{short} {name} {policy} s{stages}", trans_A=ta, trans_B=tb,
+                            dtype=dt, policy=policy, num_stages=stages, tags=["check"]))
+    return builds
+
+
 CONFIGS: Dict[str, List[Build]] = {
     "elementwise_add": [
         B("4096x4096 f16"),
@@ -64,10 +143,60 @@ CONFIGS: Dict[str, List[Build]] = {
     ],
     "gemm": [
         B("1024^3 f16", tags=["check"]),
-        *[B(f"{n} {m}x{nn}x{k} f16", M=m, N=nn, K=k, tags=["paper"])
-          for n, m, nn, k in PAPER_GEMM],
+        *[B(f"{n} {m}x{nn}x{k} f16", M=m, N=nn, K=k, tags=["paper"],
+            tiles=PAPER_GEMM_TILES[n], goal=GEMM_GOAL) for n, m, nn, k in PAPER_GEMM],
         B("4096^3 bf16", M=4096, N=4096, K=4096, dtype="bfloat16"),
+        B("1024^3 tf32", dtype="float32", tags=["check"]),
+        B("1024^3 f16 s1", num_stages=1, tags=["check"]),
+        B("1024^3 f16 128x256x32 s4 t256", block_N=256, num_stages=4, threads=256,
+          tags=["check"]),
         B("1000x1000x1024 f16", M=1000, N=1000, K=1024, tags=["ragged"]),
+    ],
+    "gemm_transpose": [
+        B("f16 NN Square s3", tags=["check"]),
+        *_transpose_checks()[1:],
+        B("f16 NT 1000x999x1000", M=1000, N=999, K=1000, trans_B=True, tags=["ragged"]),
+        B("bf16 TN 777x1000x520 FullRow", M=777, N=1000, K=520, trans_A=True,
+          dtype="bfloat16", policy="FullRow", tags=["ragged"]),
+        B("f16 TT 64x64x32 s2", trans_A=True, trans_B=True, block_M=64, block_N=64,
+          num_stages=2, tags=["check"]),
+        B("f16 NT 256x128x64 s3 t256 FullCol", trans_B=True, block_M=256, block_N=128,
+          block_K=64, num_stages=3, threads=256, policy="FullCol", tags=["check"]),
+        *[B(f"4096^3 f16 {name}", M=4096, N=4096, K=4096, trans_A=ta, trans_B=tb,
+            tiles=(T128x256,)) for name, ta, tb in LAYOUTS[1:]],
+    ],
+    "gemm_int8": [
+        B("1024^3 i8", tags=["check"]),
+        B("1024^3 u8 s2", dtype="uint8", num_stages=2, tags=["check"]),
+        B("1024^3 i8 256x128x128 s3 t256", block_M=256, block_K=128, num_stages=3,
+          threads=256, tags=["check"]),
+        B("1024^3 i8 s4", num_stages=4, tags=["check"]),
+        B("1000x1000x1024 i8 s1", M=1000, N=1000, K=1024, num_stages=1, tags=["ragged"]),
+        B("777x1000x1000 i8", M=777, N=1000, K=1000, tags=["ragged"]),
+        B("4096^3 i8", M=4096, N=4096, K=4096, tiles=(T8_128x256, T8_128x128)),
+        B("8192^3 i8", M=8192, N=8192, K=8192, tiles=(T8_128x256, T8_256x128K128)),
+    ],
+    "gemm_epilogue": [
+        B("1024^3 f16 bias+relu", tags=["check"]),
+        B("1024^3 f16 bias only", with_relu=False, tags=["check"]),
+        B("1024^3 bf16 bias+relu s2", dtype="bfloat16", num_stages=2, tags=["check"]),
+        B("1000x1000x1000 f16 bias+relu", M=1000, N=1000, K=1000, tags=["ragged"]),
+        B("4096^3 f16 bias+relu", M=4096, N=4096, K=4096, tiles=(T128x256,)),
+    ],
+    "gemm_rs": [
+        B("1024^3 f16 rs s2", tags=["check"]),
+        B("1024^3 f16 ss s3", placement="ss", num_stages=3, tags=["check"]),
+        B("1024^3 f16 sr s1", placement="sr", num_stages=1, tags=["check"]),
+        B("1024^3 f16 rr s4", placement="rr", num_stages=4, tags=["check"]),
+        B("1024^3 f16 rs NT s3", trans_B=True, num_stages=3, tags=["check"]),
+        B("1024^3 bf16 sr NT s2", placement="sr", trans_B=True, dtype="bfloat16",
+          tags=["check"]),
+        B("1024^3 bf16 rr NT s1", placement="rr", trans_B=True, dtype="bfloat16",
+          num_stages=1, tags=["check"]),
+        B("1000x1000x1000 f16 rr NT", placement="rr", trans_B=True, M=1000, N=1000,
+          K=1000, tags=["ragged"]),
+        B("1000x1000x1000 f16 rs", M=1000, N=1000, K=1000, tags=["ragged"]),
+        B("4096^3 f16 rs", M=4096, N=4096, K=4096, tiles=(T128x256,)),
     ],
     "gemm_dynamic": [
         B("N=K=1024 f16", runs=[R("M=1024", M=1024), R("M=1", M=1), R("M=77", M=77),
@@ -102,6 +231,18 @@ CONFIGS: Dict[str, List[Build]] = {
     ],
     "flash_attention": [
         B("1x8x512x64", batch=1, heads=8, seq_len=512, dim=64, tags=["check"]),
+        B("b2 h4 s256 d64", batch=2, heads=4, seq_len=256, dim=64, tags=["check"]),
+        B("b2 h4 s256 d64 causal", batch=2, heads=4, seq_len=256, dim=64, is_causal=True,
+          tags=["check"]),
+        B("b2 h8 s512 d128", batch=2, heads=8, seq_len=512, dim=128, tags=["check"]),
+        B("b2 h8 s1024 d128 causal", batch=2, heads=8, seq_len=1024, dim=128,
+          is_causal=True, tags=["check"]),
+        B("b2 h6 s1024 d64 causal 64x64 s2", batch=2, heads=6, seq_len=1024, dim=64,
+          is_causal=True, block_M=64, block_N=64, num_stages=2, tags=["check"]),
+        B("b2 h4 s512 d128 causal bf16", batch=2, heads=4, seq_len=512, dim=128,
+          is_causal=True, dtype="bfloat16", tags=["check"]),
+        B("b2 h8 s768 d128 128x128 t256", batch=2, heads=8, seq_len=768, dim=128,
+          block_M=128, block_N=128, threads=256, tags=["check"]),
         B("8x32x4096x128", ),
         B("8x32x4096x128 causal", is_causal=True),
         *[B(f"{n} b{b} h{h} s{s} d{d}{' causal' if c else ''}", batch=b, heads=h,

@@ -19,8 +19,14 @@ or by the kernel name in its manifest. A Spec says, for one example:
   exact               outputs compared element by element (no tolerance);
   workspace           outputs that are scratch space: poisoned, never compared;
   baseline            the name of the torch baseline, for the table;
+  short               its short name, a column header of the TFLOP/s tables;
   baseline_is_ref     False when the baseline computes a related but different
-                      function (it is timed, not compared, by --selftest-refs).
+                      function (it is timed, not compared, by --selftest-refs);
+  extras              further baselines, name -> a function like `torch`
+                      (Triton kernels, other SDPA backends): timed with the
+                      kernel and compared with the reference by --selftest-refs;
+  tolerance(p, dt)    the relative-error threshold for an output of dtype dt
+                      when it differs from THRESHOLDS' (tf32 inputs), or None.
 
 p is a Params (the factory's defaults with the -D values of the build applied,
 attribute access); sym maps the T.dynamic symbols to their run-time values.
@@ -89,6 +95,9 @@ class Spec:
     workspace: frozenset = frozenset()
     baseline: str = ""
     baseline_is_ref: bool = True  # the baseline's result equals the reference
+    short: str = ""
+    extras: Dict[str, Callable] = field(default_factory=dict)
+    tolerance: Optional[Callable] = None
 
 
 def nbytes(shape, dtype) -> int:
@@ -144,6 +153,121 @@ def gemm_torch(x, p, sym):
 def gemm_work(p, sym):
     return {"flops": 2 * p.M * p.N * p.K,
             "bytes": memory_work(p, sym, gemm_shapes), "bound": "compute"}
+
+
+def tf32_tolerance(p, dt):
+    """float32 gemm inputs go through tensor cores as tf32 (10-bit mantissa):
+    ||error|| / ||ref|| is about 1e-3 for random data, far above float32's."""
+    return TF32_THRESHOLD if dtype_name(p.dtype) == "float32" else None
+
+
+def triton_matmul(a, b, c):
+    """A callable running the Triton tutorial-style matmul c = a @ b."""
+    from triton_refs import matmul  # only here: refs.py works without Triton
+    return lambda: matmul(a, b, c)
+
+
+def gemm_triton(x, p, sym):
+    return triton_matmul(x["A"], x["B"], x["C"])
+
+
+def op(t, transposed):
+    return t.t() if transposed else t
+
+
+def gt_shapes(p, sym):
+    a = (p.K, p.M) if p.trans_A else (p.M, p.K)
+    b = (p.N, p.K) if p.trans_B else (p.K, p.N)
+    return {"A": (a, p.dtype), "B": (b, p.dtype), "C": ((p.M, p.N), p.dtype)}
+
+
+def gt_ref(x, p, sym):
+    return {"C": op(f64(x["A"]), p.trans_A) @ op(f64(x["B"]), p.trans_B)}
+
+
+def gt_torch(x, p, sym):
+    a, b, c = op(x["A"], p.trans_A), op(x["B"], p.trans_B), x["C"]
+    return lambda: torch.matmul(a, b, out=c)
+
+
+def gt_triton(x, p, sym):
+    return triton_matmul(op(x["A"], p.trans_A), op(x["B"], p.trans_B), x["C"])
+
+
+def gt_work(p, sym):
+    return {"flops": 2 * p.M * p.N * p.K,
+            "bytes": memory_work(p, sym, gt_shapes), "bound": "compute"}
+
+
+def int8_shapes(p, sym):
+    return {"A": ((p.M, p.K), p.dtype), "B": ((p.N, p.K), p.dtype),
+            "C": ((p.M, p.N), p.out_dtype)}
+
+
+def int8_ref(x, p, sym):
+    # Exact: every partial sum is an integer below 2^53.
+    return {"C": f64(x["A"]) @ f64(x["B"]).T}
+
+
+def int8_torch(x, p, sym):
+    # cuBLASLt's int8 GEMM; B.t() is the column-major (K, N) operand it wants.
+    a, bt, c = x["A"], x["B"].t(), x["C"]
+    if a.dtype != torch.int8 or p.M <= 16 or p.K % 8 or p.N % 8:
+        return None
+    try:
+        torch._int_mm(a, bt, out=c)
+    except TypeError:  # a torch without the out= form
+        return lambda: torch._int_mm(a, bt)
+    return lambda: torch._int_mm(a, bt, out=c)
+
+
+def int8_work(p, sym):
+    return {"flops": 2 * p.M * p.N * p.K,
+            "bytes": memory_work(p, sym, int8_shapes), "bound": "compute"}
+
+
+def epi_shapes(p, sym):
+    return {"A": ((p.M, p.K), p.dtype), "B": ((p.K, p.N), p.dtype),
+            "Bias": ((p.N,), p.dtype), "D": ((p.M, p.N), p.dtype)}
+
+
+def epi_ref(x, p, sym):
+    d = f64(x["A"]) @ f64(x["B"]) + f64(x["Bias"])
+    return {"D": torch.relu(d) if p.with_relu else d}
+
+
+def epi_torch(x, p, sym):
+    # cuBLASLt with the bias (and ReLU) fused into its epilogue.
+    a, b, bias, d = x["A"], x["B"], x["Bias"], x["D"]
+    if p.with_relu and hasattr(torch, "_addmm_activation"):
+        return lambda: torch._addmm_activation(bias, a, b, use_gelu=False)
+    if p.with_relu:
+        return lambda: torch.relu_(torch.addmm(bias, a, b, out=d))
+    return lambda: torch.addmm(bias, a, b, out=d)
+
+
+def epi_work(p, sym):
+    return {"flops": 2 * p.M * p.N * p.K,
+            "bytes": memory_work(p, sym, epi_shapes), "bound": "compute"}
+
+
+def rs_shapes(p, sym):
+    b = (p.N, p.K) if p.trans_B else (p.K, p.N)
+    return {"A": ((p.M, p.K), p.dtype), "B": (b, p.dtype), "C": ((p.M, p.N), p.dtype)}
+
+
+def rs_ref(x, p, sym):
+    return {"C": f64(x["A"]) @ op(f64(x["B"]), p.trans_B)}
+
+
+def rs_torch(x, p, sym):
+    a, b, c = x["A"], op(x["B"], p.trans_B), x["C"]
+    return lambda: torch.matmul(a, b, out=c)
+
+
+def rs_work(p, sym):
+    return {"flops": 2 * p.M * p.N * p.K,
+            "bytes": memory_work(p, sym, rs_shapes), "bound": "compute"}
 
 
 def dyn_dims(p, sym):
@@ -342,6 +466,34 @@ def fa_torch(x, p, sym):
     q, k, v = (x[n].transpose(1, 2) for n in ("Q", "K", "V"))
     # SDPA wants (b, h, s, d); the transposes are views.
     return lambda: F.scaled_dot_product_attention(q, k, v, is_causal=p.is_causal).transpose(1, 2)
+
+
+def sdpa_backend(name):
+    """A flash_attention baseline: SDPA restricted to one backend (None when
+    this torch lacks it; an unsupported shape raises and is recorded)."""
+    def make(x, p, sym):
+        try:
+            from torch.nn.attention import SDPBackend, sdpa_kernel
+        except ImportError:
+            return None
+        backend = getattr(SDPBackend, name, None)
+        if backend is None:
+            return None
+        q, k, v = (x[n].transpose(1, 2) for n in ("Q", "K", "V"))
+
+        def call():
+            with sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(
+                    q, k, v, is_causal=p.is_causal).transpose(1, 2)
+        return call
+    return make
+
+
+def fa_triton(x, p, sym):
+    from triton_refs import attention  # only here: refs.py works without Triton
+    q, k, v = x["Q"], x["K"], x["V"]
+    out = torch.empty_like(q)
+    return lambda: attention(q, k, v, out, p.is_causal)
 
 
 def fa_work(p, sym):
@@ -556,14 +708,28 @@ SPECS: Dict[str, Spec] = {
                                           "bound": "memory"},
                             torch=ea_torch, baseline="torch.add"),
     "gemm": Spec(gemm_shapes, gemm_ref, gemm_work, torch=gemm_torch,
-                 baseline="torch.matmul (cuBLAS)"),
+                 baseline="torch.matmul (cuBLAS)", short="cuBLAS",
+                 extras={"Triton": gemm_triton}, tolerance=tf32_tolerance),
+    "gemm_transpose": Spec(gt_shapes, gt_ref, gt_work, torch=gt_torch,
+                           baseline="torch.matmul on op(A), op(B) views (cuBLAS)",
+                           short="cuBLAS", extras={"Triton": gt_triton},
+                           tolerance=tf32_tolerance),
+    "gemm_int8": Spec(int8_shapes, int8_ref, int8_work, torch=int8_torch,
+                      exact=frozenset({"C"}), baseline="torch._int_mm (cuBLASLt int8)",
+                      short="_int_mm"),
+    "gemm_epilogue": Spec(epi_shapes, epi_ref, epi_work, torch=epi_torch,
+                          baseline="torch._addmm_activation (cuBLASLt bias+ReLU epilogue)",
+                          short="cuBLASLt"),
+    "gemm_rs": Spec(rs_shapes, rs_ref, rs_work, torch=rs_torch,
+                    baseline="torch.matmul (cuBLAS)", short="cuBLAS"),
     "gemm_dynamic": Spec(gemm_dynamic_shapes, gemm_dynamic_ref, gemm_dynamic_work,
-                         torch=gemm_dynamic_torch, baseline="torch.matmul(A, B.t()) (cuBLAS)"),
+                         torch=gemm_dynamic_torch, baseline="torch.matmul(A, B.t()) (cuBLAS)",
+                         short="cuBLAS"),
     "splitk_gemm": Spec(splitk_shapes, splitk_ref, splitk_work, torch=splitk_torch,
                         baseline="torch.matmul fp16 (cuBLAS, no accumulate)",
-                        baseline_is_ref=False),
+                        baseline_is_ref=False, short="cuBLAS"),
     "dequant_gemm": Spec(dequant_shapes, dequant_ref, dequant_work, torch=dequant_torch,
-                         baseline="cuBLAS fp16 on pre-dequantized W"),
+                         baseline="cuBLAS fp16 on pre-dequantized W", short="cuBLAS-f16"),
     "gemv": Spec(gemv_shapes, gemv_ref, gemv_work, torch=gemv_torch,
                  baseline="torch.matmul (cuBLAS gemv)"),
     "bucketize": Spec(bucketize_shapes, bucketize_ref, bucketize_work,
@@ -572,7 +738,11 @@ SPECS: Dict[str, Spec] = {
     "cumsum": Spec(cumsum_shapes, cumsum_ref, cumsum_work, torch=cumsum_torch,
                    baseline="torch.cumsum on the chunk view"),
     "flash_attention": Spec(fa_shapes, fa_ref, fa_work, torch=fa_torch,
-                            baseline="F.scaled_dot_product_attention"),
+                            baseline="F.scaled_dot_product_attention (its default backend)",
+                            short="SDPA",
+                            extras={"SDPA-flash": sdpa_backend("FLASH_ATTENTION"),
+                                    "SDPA-cuDNN": sdpa_backend("CUDNN_ATTENTION"),
+                                    "Triton": fa_triton}),
     "flashmla_decode": Spec(mla_shapes, mla_ref, mla_work, torch=mla_torch,
                             workspace=frozenset({"glse", "Output_partial"}),
                             baseline="SDPA over concatenated latent K"),
@@ -590,6 +760,10 @@ SPECS: Dict[str, Spec] = {
 
 # Manifest kernel names (the factory names) that differ from the file stems.
 SPECS["matmul"] = SPECS["gemm"]
+SPECS["matmul_transpose"] = SPECS["gemm_transpose"]
+SPECS["matmul_int8"] = SPECS["gemm_int8"]
+SPECS["matmul_bias_relu"] = SPECS["gemm_epilogue"]
+SPECS["matmul_rs"] = SPECS["gemm_rs"]
 SPECS["matmul_dynamic_m"] = SPECS["gemm_dynamic"]
 SPECS["matmul_fp16_fp4"] = SPECS["dequant_gemm"]
 SPECS["chunk_cumsum"] = SPECS["cumsum"]
@@ -600,5 +774,6 @@ SPECS["rms_norm"] = SPECS["rmsnorm"]
 # output's own rounding (fp16 ~3e-4, bf16 ~2e-3 RMS) with headroom; float32
 # outputs come from float32 arithmetic on exact inputs (METHOD.md: far under
 # 1e-3).
+TF32_THRESHOLD = 1e-2
 THRESHOLDS = {"float64": 1e-12, "float32": 1e-4, "float16": 2e-3, "bfloat16": 1e-2,
               "float8_e4m3": 1e-1, "float8_e5m2": 2e-1}

@@ -2,7 +2,8 @@
 """Build, check and time every example kernel on the GPU of this machine.
 
     python3 bench/run.py [--tilec PATH] [--targets sm_90[,sm_80]] [--only a,b]
-                         [--quick] [--no-timing] [--out DIR] [--budget SECONDS]
+                         [--quick] [--no-timing] [--timed-only] [--tiles NAMES|all]
+                         [--out DIR] [--budget SECONDS] [--list]
 
 For every example (examples/<stem>.tile) and every configuration of it
 (bench/configs.py) and target, the script
@@ -21,13 +22,18 @@ For every example (examples/<stem>.tile) and every configuration of it
      (||out - ref|| / ||ref|| under a per-dtype threshold, no NaN or
      unwritten element, canaries intact), twice with fresh data, and once
      more after the timing loop;
-  3. times the kernel and its torch equivalent with CUDA events around CUDA
-     graph replays (eager launches when capture fails), rotating several input
-     sets when one set fits in L2, median of --reps repetitions, and measures
-     the device-to-device copy bandwidth and a cuBLAS fp16 GEMM as ceilings;
+  3. times the kernel, its torch equivalent and the example's extra baselines
+     (Triton, SDPA backends) with CUDA events around CUDA graph replays (eager
+     launches when capture fails), rotating several input sets when one set
+     fits in L2, median of --reps repetitions, and measures the
+     device-to-device copy bandwidth and a cuBLAS fp16 GEMM as ceilings;
   4. writes results.json, table.txt and sources.tar.gz (generated code and
      ptxas reports) to --out (default $OUT, else bench/out) and prints the
-     table last.
+     table last, followed by per-example TFLOP/s tables of the compute-bound
+     runs (the fastest of a build's tile candidates against the baselines,
+     with the build's goal ratio).
+
+--list prints the planned builds and runs without building anything.
 
 Exit status: 0 when every run that was made passed, 1 otherwise (builds that
 tilec or nvcc rejected are listed, and count as failures only with --strict).
@@ -56,7 +62,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 
-from configs import CONFIGS  # noqa: E402
+from configs import CONFIGS, TILE_FAMILY, TILES  # noqa: E402
 
 TILEC_STATUS = {0: "success", 1: "invalid argument", 2: "kernel launch failed",
                 3: "unsupported on this device", 4: "out of memory",
@@ -69,11 +75,12 @@ CHILD_RESTART = 3
 
 # --- factory parameters ---------------------------------------------------------
 
-class _DTypeNames:
-    """`T.float16` in a default value evaluates to the string "float16"."""
+class _Name(str):
+    """`T` in a default value: `T.float16` evaluates to "float16",
+    `T.GemmWarpPolicy.FullRow` to "FullRow" (the spellings -D takes)."""
 
     def __getattr__(self, name):
-        return name
+        return _Name(name)
 
 
 def factory_defaults(tile_path):
@@ -87,7 +94,8 @@ def factory_defaults(tile_path):
             out = {}
             for arg, default in zip(args[len(args) - len(defaults):], defaults):
                 code = compile(ast.Expression(default), str(tile_path), "eval")
-                out[arg.arg] = eval(code, {"__builtins__": {}}, {"T": _DTypeNames()})
+                value = eval(code, {"__builtins__": {}}, {"T": _Name("T")})
+                out[arg.arg] = str(value) if isinstance(value, _Name) else value
             return out
     return {}
 
@@ -203,6 +211,20 @@ def compile_build(b, args):
     return b
 
 
+def tile_choices(cfg, args):
+    """The tile candidates of build CFG: (name or None, -D values) pairs.
+    --tiles replaces the build's own list with the names of its family."""
+    if not cfg.tiles:
+        return [(None, {})]
+    names = list(cfg.tiles)
+    if args.tiles:
+        family = TILE_FAMILY[cfg.tiles[0]]
+        wanted = [n for n in TILES if TILE_FAMILY[n] == family] if args.tiles == ["all"] \
+            else [n for n in args.tiles if TILE_FAMILY.get(n) == family]
+        names = wanted or names
+    return [(n, TILES[n]) for n in names]
+
+
 def plan_builds(args):
     builds = []
     for stem in args.examples:
@@ -212,15 +234,22 @@ def plan_builds(args):
             configs = configs[:1]
         if args.no_paper:
             configs = [c for c in configs if "paper" not in c.tags]
+        if args.timed_only:
+            configs = [c for c in configs if not {"check", "ragged"} & set(c.tags)]
         for cfg in configs:
-            defines = {k: define_value(define_text(v)) for k, v in cfg.defines.items()}
-            params = dict(defaults, **defines)
-            for target in args.targets:
-                builds.append({
-                    "stem": stem, "label": cfg.label, "target": target,
-                    "tags": list(cfg.tags), "defines": cfg.defines, "params": params,
-                    "runs": [{"label": r.label, "symbols": r.symbols} for r in cfg.runs],
-                    "key": build_key(stem, target, cfg.defines), "status": "pending"})
+            for tile, tile_defines in tile_choices(cfg, args):
+                raw = dict(cfg.defines, **tile_defines)
+                defines = {k: define_value(define_text(v)) for k, v in raw.items()}
+                params = dict(defaults, **defines)
+                label = f"{cfg.label} @{tile}" if tile else cfg.label
+                for target in args.targets:
+                    builds.append({
+                        "stem": stem, "label": label, "group": cfg.label, "tile": tile,
+                        "goal": cfg.goal, "target": target, "tags": list(cfg.tags),
+                        "defines": raw, "params": params,
+                        "unknown_params": sorted(set(raw) - set(defaults)),
+                        "runs": [{"label": r.label, "symbols": r.symbols} for r in cfg.runs],
+                        "key": build_key(stem, target, raw), "status": "pending"})
     return builds
 
 
@@ -519,11 +548,19 @@ def compare(name, out, ref, exact, threshold, sentinel):
             "unwritten_or_nan": unwritten, "mismatches": mismatches, "ok": bool(ok)}
 
 
+def threshold_for(spec, p, dt):
+    """The relative-error threshold for an output of dtype DT: the example's
+    own (tf32 inputs, say) or the dtype's."""
+    from refs import THRESHOLDS
+    own = spec.tolerance(p, dt) if spec.tolerance else None
+    return own if own is not None else THRESHOLDS.get(dt, 1e-3)
+
+
 def check_once(inst, fn, p, symbols, spec, g, before=None):
     """One launch on fresh data (or, with BEFORE, on the current data), compared
     with the reference. Returns (checks, error or None)."""
     import torch
-    from refs import THRESHOLDS, dtype_name
+    from refs import dtype_name
     if before is None:
         before = inst.refill(p, spec, g)
     else:
@@ -540,7 +577,7 @@ def check_once(inst, fn, p, symbols, spec, g, before=None):
         out = inst.buffers[name].tensor
         dt = dtype_name(next(x["dtype"] for x in inst.kernel["params"] if x["name"] == name))
         checks.append(compare(name, out, ref, name in spec.exact,
-                              THRESHOLDS.get(dt, 1e-3), sentinel_of(out)))
+                              threshold_for(spec, p, dt), sentinel_of(out)))
     for name, buf in inst.buffers.items():
         if not buf.canaries_ok():
             checks.append({"output": name, "ok": False,
@@ -661,20 +698,32 @@ def time_job(inst, fn, p, symbols, spec, g, settings):
             if all(f is not None for f in fns):
                 timing["torch"] = bench_fns(fns, settings)
                 timing["torch_name"] = spec.baseline
+                timing["torch_short"] = spec.short
         except Exception as e:
             timing["torch_error"] = f"{type(e).__name__}: {e}"
+            torch.cuda.synchronize()
+    # Further baselines (Triton, other SDPA backends), timed the same way; a
+    # baseline that fails is recorded and skipped.
+    for name, make in spec.extras.items():
+        try:
+            fns = [make(i.tensors(), p, symbols) for i in instances]
+            if all(f is not None for f in fns):
+                # bench_fns' warm-up call compiles and autotunes Triton kernels.
+                timing.setdefault("extras", {})[name] = bench_fns(fns, settings)
+        except Exception as e:
+            timing.setdefault("extra_errors", {})[name] = f"{type(e).__name__}: {e}"[:300]
             torch.cuda.synchronize()
     del instances[1:]
     return timing
 
 
 def selftest_refs(args):
-    """Runs every reference and torch baseline of the selected examples on the
-    shapes of their first configuration (no tilec needed) and compares the
-    baseline's result with the reference. Returns the number of examples whose
-    reference or baseline raised."""
+    """Runs every reference and baseline (torch and the extra ones) of the
+    selected examples on the shapes of their first configuration (no tilec
+    needed) and compares each baseline's result with the reference. Returns
+    the number of examples whose reference or a baseline raised."""
     import torch
-    from refs import SPECS, THRESHOLDS, Params, dtype_name, torch_dtype
+    from refs import SPECS, Params, dtype_name, torch_dtype
     failures = 0
     for stem in args.examples:
         cfg = CONFIGS[stem][0]
@@ -696,25 +745,43 @@ def selftest_refs(args):
             ref = spec.ref({n: t.clone() for n, t in x.items()}, p, sym)
             for name, r in ref.items():
                 assert r.numel() == x[name].numel(), f"ref {name} has shape {tuple(r.shape)}"
-            got = spec.torch(x, p, sym)() if spec.torch else None
+            fn = spec.torch(x, p, sym) if spec.torch else None
+            got = fn() if fn else None
             torch.cuda.synchronize()
-            if isinstance(got, (tuple, list)):
-                got = got[0]
-            name, r = next(iter(ref.items()))
-            note = "baseline returns another shape"
-            if not spec.baseline_is_ref:
-                note = "baseline computes another function (by design)"
-            elif got is not None and got.numel() == r.numel():
-                dt = dtype_name(spec.shapes(p, sym)[name][1])
-                c = compare(name, got, r, name in spec.exact, THRESHOLDS.get(dt, 1e-3), None)
-                note = (f"baseline vs ref {name}: rel err {c['rel_err']:.2e} "
-                        f"({'agrees' if c['ok'] else 'DIFFERS'})")
-            print(f"selftest {stem:16} ok   {note}", flush=True)
+            notes = [f"{spec.short or 'torch'}: " + baseline_note(spec, p, sym, ref, got)]
+            for label, make in spec.extras.items():
+                # An extra baseline that cannot run (no Triton, an SDPA backend
+                # that rejects the shape) is reported, not counted as a failure.
+                try:
+                    fn = make(x, p, sym)
+                    got = fn() if fn else None
+                    torch.cuda.synchronize()
+                    notes.append(f"{label}: " + baseline_note(spec, p, sym, ref, got))
+                except Exception as e:
+                    notes.append(f"{label}: ERROR {type(e).__name__}: {str(e)[:200]}")
+            print(f"selftest {stem:16} ok   {'; '.join(notes)}", flush=True)
         except Exception as e:
             failures += 1
             print(f"selftest {stem:16} FAILED {type(e).__name__}: {e}", flush=True)
             traceback.print_exc(limit=4)
     return failures
+
+
+def baseline_note(spec, p, sym, ref, got):
+    """How a baseline's result GOT compares with the reference REF."""
+    from refs import dtype_name
+    if isinstance(got, (tuple, list)):
+        got = got[0]
+    name, r = next(iter(ref.items()))
+    if got is None:
+        return "no baseline for this configuration"
+    if not spec.baseline_is_ref:
+        return "computes another function (by design)"
+    if got.numel() != r.numel():
+        return "returns another shape"
+    dt = dtype_name(spec.shapes(p, sym)[name][1])
+    c = compare(name, got, r, name in spec.exact, threshold_for(spec, p, dt), None)
+    return f"vs ref {name}: rel err {c['rel_err']:.2e} ({'agrees' if c['ok'] else 'DIFFERS'})"
 
 
 # --- the parent: running children, collecting results --------------------------------------------
@@ -808,7 +875,8 @@ def make_jobs(builds, args):
                          "run_label": r["label"], "target": b["target"], "so": b["so"],
                          "manifest": b["manifest"], "params": b["params"],
                          "symbols": r["symbols"], "time": timed, "seed": seed,
-                         "build_key": b["key"]})
+                         "build_key": b["key"], "group": b["group"], "tile": b["tile"],
+                         "goal": b["goal"]})
     return jobs
 
 
@@ -817,7 +885,9 @@ def make_jobs(builds, args):
 def summarize(job, rec, calibration):
     row = {"example": job["stem"], "config": job["label"], "run": job["run_label"],
            "target": job["target"], "status": rec.get("status", "?"),
-           "error": rec.get("error", ""), "max_rel_err": rec.get("max_rel_err")}
+           "error": rec.get("error", ""), "max_rel_err": rec.get("max_rel_err"),
+           "group": job.get("group", job["label"]), "tile": job.get("tile"),
+           "goal": job.get("goal")}
     timing, work = rec.get("timing"), rec.get("work") or {}
     if not timing:
         return row
@@ -835,6 +905,16 @@ def summarize(job, rec, calibration):
         row["torch_ms"] = timing["torch"]["ms"]
         row["speedup"] = timing["torch"]["ms"] / ms
         row["baseline"] = timing.get("torch_name")
+    row["baseline_short"] = timing.get("torch_short") or "torch"
+    extras = {}
+    for name, t in (timing.get("extras") or {}).items():
+        extras[name] = {"ms": t["ms"]}
+        if work.get("flops"):
+            extras[name]["TFLOPs"] = work["flops"] / t["ms"] / 1e9
+    extras.update({name: {"error": err} for name, err in
+                   (timing.get("extra_errors") or {}).items()})
+    if extras:
+        row["extras"] = extras
     return row
 
 
@@ -842,22 +922,92 @@ def fmt(v, spec):
     return "" if v is None else format(v, spec)
 
 
-def table(rows, builds, calibration):
+def aligned(head, body):
+    """Lines of a table with left-aligned columns."""
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body)] if body else \
+        [len(h) for h in head]
+    return ["  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip()
+            for line in [head] + body]
+
+
+def perf_rows(rows):
+    """The compute-bound timed runs that passed, grouped by example, build
+    (before tile candidates), run and target; per group the fastest tile
+    candidate against the torch baseline and the extra baselines."""
+    groups, tried = {}, {}
+    for r in rows:
+        key = (r["example"], r["group"], r["run"], r["target"])
+        tried[key] = tried.get(key, 0) + 1
+        if r["status"] == "PASS" and r.get("bound") == "compute" and "TFLOPs" in r:
+            groups.setdefault(key, []).append(r)
+    out = []
+    for (example, group, run, target), cands in groups.items():
+        best = min(cands, key=lambda r: r["ms"])
+        row = {"example": example, "shape": group, "run": run, "target": target,
+               "tile": best.get("tile"), "ms": best["ms"], "TFLOPs": best["TFLOPs"],
+               "candidates": [{"tile": c.get("tile"), "ms": c["ms"], "TFLOPs": c["TFLOPs"]}
+                              for c in cands],
+               "tried": tried[(example, group, run, target)],
+               "baseline": best.get("baseline_short"), "goal": best.get("goal")}
+        if "speedup" in best:
+            row["baseline_ms"] = best["torch_ms"]
+            row["baseline_TFLOPs"] = best["TFLOPs"] / best["speedup"]
+            row["ratio"] = best["speedup"]  # tilec TFLOP/s over the baseline's
+            if row["goal"] is not None:
+                row["met"] = row["ratio"] >= row["goal"]
+        row["extras"] = {name: e.get("TFLOPs") for name, e in (best.get("extras") or {}).items()}
+        out.append(row)
+    return out
+
+
+def perf_section(perf):
+    """Per example, a table of TFLOP/s: tilec (best tile candidate), its
+    torch baseline, the extra baselines, the ratio to the torch baseline and
+    the goal."""
+    if not perf:
+        return []
+    lines = ["", "TFLOP/s against the baselines (compute-bound runs that passed; per "
+             "shape the fastest of its n tile candidates; x BASE = tilec TFLOP/s / BASE "
+             "TFLOP/s)"]
+    for example in dict.fromkeys(r["example"] for r in perf):
+        rs = [r for r in perf if r["example"] == example]
+        base = next((r["baseline"] for r in rs if r.get("baseline")), "torch")
+        extras = list(dict.fromkeys(n for r in rs for n in r["extras"]))
+        with_run = any(r["run"] for r in rs)
+        with_goal = any(r.get("goal") is not None for r in rs)
+        head = ["shape"] + (["run"] if with_run else []) + \
+            ["tgt", "tile (of n)", "ms", "tilec", base, *extras, f"x {base}"] + \
+            (["goal", "met"] if with_goal else [])
+        body = []
+        for r in rs:
+            n, tried = len(r["candidates"]), r["tried"]
+            tile = (r["tile"] or "-") + (f" ({n} passed of {tried})" if n < tried else
+                                         f" ({n})" if n > 1 else "")
+            goal = r.get("goal")
+            body.append([r["shape"]] + ([r["run"]] if with_run else []) + [
+                r["target"], tile, fmt(r["ms"], ".4f"), fmt(r["TFLOPs"], ".1f"),
+                fmt(r.get("baseline_TFLOPs"), ".1f"),
+                *[fmt(r["extras"].get(e), ".1f") for e in extras],
+                fmt(r.get("ratio"), ".2f") + ("x" if "ratio" in r else "")] + (
+                [f">= {goal:.2f}x" if goal is not None else "",
+                 {True: "yes", False: "NO"}.get(r.get("met"), "")] if with_goal else []))
+        lines += ["", f"{example}:"] + ["  " + line for line in aligned(head, body)]
+    return lines
+
+
+def table(rows, builds, calibration, perf=()):
     head = ["example", "config", "run", "tgt", "status", "rel err", "ms", "torch ms",
             "x torch", "GB/s", "%copy", "TFLOP/s"]
     body = []
     for r in rows:
-        perf = r.get("bound") == "memory"
+        memory = r.get("bound") == "memory"
         body.append([r["example"], r["config"], r["run"], r["target"], r["status"],
                      fmt(r.get("max_rel_err"), ".1e"), fmt(r.get("ms"), ".4f"),
                      fmt(r.get("torch_ms"), ".4f"), fmt(r.get("speedup"), ".2f"),
-                     fmt(r.get("GBps"), ".0f") if perf or "TFLOPs" not in r else "",
-                     fmt(r.get("pct_copy"), ".0f") if perf else "",
-                     fmt(r.get("TFLOPs"), ".1f") if not perf else ""])
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *body)] if body else \
-        [len(h) for h in head]
-    lines = ["  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip()
-             for line in [head] + body]
+                     fmt(r.get("GBps"), ".0f") if memory or "TFLOPs" not in r else "",
+                     fmt(r.get("pct_copy"), ".0f") if memory else "",
+                     fmt(r.get("TFLOPs"), ".1f") if not memory else ""])
+    lines = aligned(head, body) + perf_section(perf)
     errors = [r for r in rows if r["status"] not in ("PASS",) and r.get("error")]
     if errors:
         lines.append("")
@@ -921,6 +1071,8 @@ def parse_args(argv):
     ap.add_argument("--quick", action="store_true", help="first configuration of each example")
     ap.add_argument("--no-paper", action="store_true", help="leave out the paper's shapes")
     ap.add_argument("--no-timing", action="store_true", help="check only")
+    ap.add_argument("--timed-only", action="store_true",
+                    help="leave out the check and ragged configurations (untimed by default)")
     ap.add_argument("--time-all", action="store_true", help="also time check/ragged configs")
     ap.add_argument("--compile-only", action="store_true", help="no GPU needed")
     ap.add_argument("--no-graphs", action="store_true", help="time eager launches")
@@ -939,6 +1091,12 @@ def parse_args(argv):
     ap.add_argument("--selftest-refs", action="store_true",
                     help="run bench/refs.py's references and baselines only (GPU, no tilec)")
     ap.add_argument("--strict", action="store_true", help="builds that fail count as failures")
+    ap.add_argument("--tiles", default="",
+                    help="tile candidates for the builds that have them (the timed GEMMs): "
+                    "comma-separated names of bench/configs.py's TILES, or 'all' "
+                    "(default: each build's own list)")
+    ap.add_argument("--list", "--dry-run", dest="list", action="store_true",
+                    help="print the planned builds and runs and exit (no tilec, nvcc or GPU)")
     return ap.parse_args(argv)
 
 
@@ -947,6 +1105,63 @@ def resolve_tilec(path):
         if cand and os.access(str(cand), os.X_OK):
             return str(Path(cand).resolve())
     sys.exit("error: no tilec binary (pass --tilec PATH or carry build/tools/tilec/tilec)")
+
+
+def spec_problems(spec, b):
+    """Evaluates the buffer shapes and the work of build B's runs with its
+    Spec (no GPU needed), so a configuration bench/refs.py cannot describe
+    shows up before the device run."""
+    from refs import Params
+    out = []
+    for r in b["runs"]:
+        try:
+            p = Params(b["params"])
+            spec.shapes(p, r["symbols"])
+            spec.work(p, r["symbols"])
+        except Exception as e:
+            out.append(f"{b['stem']} / {b['label']} / {r['label'] or '-'}: bench/refs.py "
+                       f"raised {type(e).__name__}: {e}")
+    return out
+
+
+def list_plan(args):
+    """--list: the builds and runs the other options select, without running
+    anything. Returns 1 when a build sets a parameter its factory lacks or an
+    example has no reference in bench/refs.py (checked where torch imports)."""
+    builds = plan_builds(args)
+    try:
+        from refs import SPECS
+    except ImportError as e:
+        SPECS = None
+        log(f"note: bench/refs.py not checked ({e})")
+    problems = []
+    for stem in args.examples:
+        if not CONFIGS.get(stem):
+            problems.append(f"{stem}: no configurations in bench/configs.py")
+        elif SPECS is not None and stem not in SPECS:
+            problems.append(f"{stem}: no Spec in bench/refs.py")
+    head = ["example", "config", "tgt", "tags", "timed", "runs", "-D"]
+    body, runs, timed_runs = [], 0, 0
+    for b in builds:
+        timed = not args.no_timing and (args.time_all or not
+                                        ({"check", "ragged"} & set(b["tags"])))
+        runs += len(b["runs"])
+        timed_runs += len(b["runs"]) if timed else 0
+        body.append([b["stem"], b["label"], b["target"], ",".join(b["tags"]) or "-",
+                     "yes" if timed else "no",
+                     ", ".join(r["label"] or "-" for r in b["runs"]),
+                     " ".join(f"{k}={define_text(v)}" for k, v in b["defines"].items())])
+        if b["unknown_params"]:
+            problems.append(f"{b['stem']} / {b['label']}: the factory has no parameter "
+                            f"{', '.join(b['unknown_params'])}")
+        if SPECS is not None and b["stem"] in SPECS:
+            problems += spec_problems(SPECS[b["stem"]], b)
+    print("\n".join(aligned(head, body)))
+    print(f"\n{len(builds)} builds (tilec + nvcc each), {runs} runs, {timed_runs} timed; "
+          f"targets {','.join(args.targets)}")
+    for p in problems:
+        print(f"problem: {p}")
+    return 1 if problems else 0
 
 
 def main(argv):
@@ -964,6 +1179,12 @@ def main(argv):
         sys.exit(f"error: unknown examples {unknown}; known: {', '.join(known)}")
     skip = set(s for s in args.skip.split(",") if s)
     args.examples = [s for s in (only or known) if s not in skip]
+    args.tiles = [t for t in args.tiles.split(",") if t]
+    bad_tiles = [t for t in args.tiles if t != "all" and t not in TILES]
+    if bad_tiles:
+        sys.exit(f"error: unknown tile configurations {bad_tiles}; known: {', '.join(TILES)}")
+    if args.list:
+        return list_plan(args)
     if args.selftest_refs:
         return 1 if selftest_refs(args) else 0
     args.tilec = resolve_tilec(args.tilec)
@@ -987,6 +1208,7 @@ def main(argv):
         run_children(jobs, args, out_dir)
     unrun = {"status": "COMPILED" if args.compile_only else "NOT RUN"}
     rows = [summarize(j, results.get(j["id"], unrun), calibration) for j in jobs]
+    perf = perf_rows(rows)
     meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "seed": args.seed,
             "tilec": args.tilec, "tilec_version": tool_version([args.tilec, "--version"]),
             "nvcc_version": tool_version([args.nvcc, "--version"]),
@@ -997,9 +1219,10 @@ def main(argv):
         j["result"] = results.get(j["id"], unrun)
     builds_out = [{k: v for k, v in b.items() if k not in ("params",)} for b in builds]
     (out_dir / "results.json").write_text(json.dumps(
-        {"meta": meta, "builds": builds_out, "runs": jobs, "table": rows}, indent=1,
+        {"meta": meta, "builds": builds_out, "runs": jobs, "table": rows,
+         "perf": perf}, indent=1,
         default=str))
-    text = table(rows, builds, calibration)
+    text = table(rows, builds, calibration, perf)
     (out_dir / "table.txt").write_text(text + "\n")
     write_sources(builds, args, out_dir)
     print(text)

@@ -95,6 +95,8 @@ private:
   bool checkBarrier(const Operation &Op);
   bool checkShfl(const Operation &Op);
   bool checkVCopy(const Operation &Op);
+  bool checkGemmFlags(const Operation &Op);
+  bool checkGemmShapes(const Operation &Op);
   bool checkCpAsync(const Operation &Op);
   bool checkCpAsyncWait(const Operation &Op);
   bool checkLdmatrix(const Operation &Op);
@@ -627,13 +629,30 @@ bool Verifier::checkFill(const Operation &Op) {
   return checkExtent(Op, "extent", Buf);
 }
 
+/// After lower-fragments a tensor-core gemm (`mma_shape = [M, N, K]`) may
+/// take register arrays; its shape then lives in the attribute.
 bool Verifier::checkGemm(const Operation &Op) {
+  bool Registers = false;
   for (unsigned I = 0; I != 3; ++I) {
     const Type &T = Op.getOperand(I)->getType();
-    if (!T.isBuffer() || T.rank() != 2)
+    bool Regs = T.isBuffer() && T.getScope() == Scope::Local && T.rank() == 1;
+    Registers |= Regs;
+    if (!T.isBuffer() || (T.rank() != 2 && !Regs))
       return fail(Op, "operand #" + llvm::Twine(I) +
                           " must be a rank-2 buffer, got " + T.str());
   }
+  if (!checkGemmFlags(Op))
+    return false;
+  if (Registers) {
+    auto Shape = Op.getIntArrayAttr("mma_shape");
+    if (!Shape || Shape->size() != 3)
+      return fail(Op, "register operands need attribute 'mma_shape'");
+    return true;
+  }
+  return checkGemmShapes(Op);
+}
+
+bool Verifier::checkGemmFlags(const Operation &Op) {
   for (StringRef Flag : {"transpose_a", "transpose_b", "clear_accum"})
     if (Op.getAttr(Flag) && !Op.getBoolAttr(Flag))
       return fail(Op, "attribute '" + Flag + "' must be a bool");
@@ -641,6 +660,10 @@ bool Verifier::checkGemm(const Operation &Op) {
     return false;
   if (Op.getAttr("k_pack") && Op.getIntAttr("k_pack").value_or(0) <= 0)
     return fail(Op, "attribute 'k_pack' must be a positive integer");
+  return true;
+}
+
+bool Verifier::checkGemmShapes(const Operation &Op) {
   llvm::ArrayRef<Dim> A = Op.getOperand(0)->getType().getDims();
   llvm::ArrayRef<Dim> B = Op.getOperand(1)->getType().getDims();
   llvm::ArrayRef<Dim> C = Op.getOperand(2)->getType().getDims();

@@ -23,6 +23,8 @@ std::optional<Layout> tilec::sharedLayoutFromText(llvm::StringRef Text,
     return std::nullopt;
   if (Name == "make_swizzled_layout" || Name == "make_wgmma_swizzled_layout")
     return layout::makeGemmABLayout(Rows, Cols, ElemBits, /*KInner=*/true);
+  if (Name == "make_padded_layout")
+    return layout::makeGemmABLayoutPadded(Rows, Cols, ElemBits);
   int64_t W = llvm::StringSwitch<int64_t>(Name)
                   .Case("make_full_bank_swizzled_layout", 8)
                   .Case("make_half_bank_swizzled_layout", 4)
@@ -42,7 +44,8 @@ namespace {
 
 bool isElementAccess(const Operation &Op) {
   return Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
-         Op.is(OpKind::VCopy) ||
+         Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
+         Op.is(OpKind::Ldmatrix) ||
          (Op.is(OpKind::Atomic) && !Op.getGroup(1).front()->getType().isBuffer());
 }
 
@@ -54,6 +57,14 @@ int64_t flatOutput(const Layout &L, llvm::ArrayRef<int64_t> Idx) {
   for (unsigned D = 0; D != Out->size(); ++D)
     Flat = Flat * L.getOutputShape()[D] + (*Out)[D];
   return Flat;
+}
+
+/// Elements one vcopy or cp_async moves.
+int64_t copiedElements(const Operation &Op) {
+  if (!Op.is(OpKind::CpAsync))
+    return Op.getIntAttr("lanes").value_or(1);
+  unsigned Bits = bitWidth(Op.getGroup(0).front()->getType().getDType());
+  return std::max<int64_t>(1, Op.getIntAttr("bytes").value_or(1) * 8 / Bits);
 }
 
 /// Every V-aligned run of V elements along the last dim stays contiguous
@@ -146,8 +157,8 @@ private:
   /// bytes, so an aligned vcopy (at most 16 bytes) stays contiguous.
   bool vcopiesStayContiguous(const Layout &L) {
     for (const Use &U : Buf->getUses())
-      if (U.User->is(OpKind::VCopy) &&
-          !keepsRuns(L, U.User->getIntAttr("lanes").value_or(1))) {
+      if ((U.User->is(OpKind::VCopy) || U.User->is(OpKind::CpAsync)) &&
+          !keepsRuns(L, copiedElements(*U.User))) {
         Diags.report(U.User->getLoc(), diag::err_lowering_unsupported)
             << "this vector copy of '" + Buf->getNameHint().str() + "'"
             << "its layout splits the copied run of elements";

@@ -3,6 +3,7 @@
 #include "GemmLayout.h"
 #include "IndexExprToIR.h"
 #include "LoopAccess.h"
+#include "MmaGemm.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/Support/Diagnostics.h"
 #include <algorithm>
@@ -141,6 +142,7 @@ struct GemmInfo {
   bool TransA, TransB;
   GemmWarpPolicy Policy;
   FmaGemmGrid Grid;
+  std::optional<MmaPlan> Mma;
 };
 
 /// The layout one fragment must have, and the first gemm operand asking.
@@ -159,8 +161,10 @@ std::string name(const Value *V) { return V->getNameHint().str(); }
 
 class KernelGemmLayout {
 public:
-  KernelGemmLayout(Operation &Kernel, DiagnosticEngine &Diags)
-      : Kernel(Kernel), Diags(Diags), Threads(kernelThreadCount(Kernel)) {}
+  KernelGemmLayout(Operation &Kernel, const Target &Tgt,
+                   DiagnosticEngine &Diags)
+      : Kernel(Kernel), Tgt(Tgt), Diags(Diags),
+        Threads(kernelThreadCount(Kernel)) {}
 
   bool run() {
     std::vector<Operation *> Ops;
@@ -183,9 +187,12 @@ public:
 
 private:
   Operation &Kernel;
+  const Target &Tgt;
   DiagnosticEngine &Diags;
   int64_t Threads;
   std::vector<GemmInfo> Gemms;
+  /// Shared operands and the swizzle their tensor-core gemm wants.
+  std::vector<std::pair<Value *, std::string>> SharedLayouts;
   std::vector<Value *> Order;
   std::map<const Value *, Requirement> Required;
 
@@ -216,38 +223,84 @@ private:
     bool TransA = Op.getBoolAttr("transpose_a").value_or(false);
     bool TransB = Op.getBoolAttr("transpose_b").value_or(false);
     int64_t K = TransA ? (*SA)[0] : (*SA)[1];
-    Gemms.push_back(
-        {&Op, (*SC)[0], (*SC)[1], K, TransA, TransB, *Policy, FmaGemmGrid{}});
+    Gemms.push_back({&Op, (*SC)[0], (*SC)[1], K, TransA, TransB, *Policy,
+                     FmaGemmGrid{}, planMmaGemm(Op, Tgt, Threads)});
     return true;
   }
 
-  /// One grid for all gemms when one serves each with its best thread
-  /// count; otherwise each gemm's own best.
+  /// One grid for all CUDA-core gemms when one serves each with its best
+  /// thread count; otherwise each gemm's own best.
   void chooseGrids() {
-    std::vector<std::vector<FmaGemmGrid>> Ranked;
+    std::vector<GemmInfo *> Fma;
     for (GemmInfo &G : Gemms)
-      Ranked.push_back(rankFmaGrids(G.M, G.N, Threads, G.Policy));
-    for (size_t I = 0; I != Gemms.size(); ++I)
-      Gemms[I].Grid = Ranked[I].front();
+      if (!G.Mma)
+        Fma.push_back(&G);
+    if (Fma.empty())
+      return;
+    std::vector<std::vector<FmaGemmGrid>> Ranked;
+    for (GemmInfo *G : Fma)
+      Ranked.push_back(rankFmaGrids(G->M, G->N, Threads, G->Policy));
+    for (size_t I = 0; I != Fma.size(); ++I)
+      Fma[I]->Grid = Ranked[I].front();
     for (const FmaGemmGrid &Candidate : Ranked.front()) {
       std::vector<FmaGemmGrid> Shared;
-      for (size_t I = 0; I != Gemms.size(); ++I) {
-        auto G = makeFmaGrid(Gemms[I].M, Gemms[I].N, Candidate.TM,
-                             Candidate.TN, 1);
+      for (size_t I = 0; I != Fma.size(); ++I) {
+        auto G = makeFmaGrid(Fma[I]->M, Fma[I]->N, Candidate.TM, Candidate.TN,
+                             1);
         if (!G || G->threads() != Ranked[I].front().threads())
           break;
         G->VN = columnGroup(G->colsPerThread());
         Shared.push_back(*G);
       }
-      if (Shared.size() != Gemms.size())
+      if (Shared.size() != Fma.size())
         continue;
-      for (size_t I = 0; I != Gemms.size(); ++I)
-        Gemms[I].Grid = Shared[I];
+      for (size_t I = 0; I != Fma.size(); ++I)
+        Fma[I]->Grid = Shared[I];
       return;
     }
   }
 
+  /// Tensor cores: the mma fragments for C and fragment operands, a
+  /// bank-conflict-free layout for shared operands.
+  bool requireMma(GemmInfo &G) {
+    Operation &Op = *G.Op;
+    const MmaPlan &P = *G.Mma;
+    recordMmaPlan(Op, P);
+    if (!require(Op.getOperand(2), P.fragmentC(), Op, "C"))
+      return false;
+    Value *A = Op.getOperand(0), *B = Op.getOperand(1);
+    if (isFragment(A) && !require(A, P.fragmentA(), Op, "A"))
+      return false;
+    if (isFragment(B) && !require(B, P.fragmentB(), Op, "B"))
+      return false;
+    requireSwizzle(A, /*KInner=*/!P.TransA, P.inBits());
+    requireSwizzle(B, /*KInner=*/P.TransB, P.inBits());
+    return true;
+  }
+
+  /// 8-bit operands with k outer are loaded element-wise: padding spreads
+  /// their columns over the banks. Everything else is read with ldmatrix
+  /// along 16-byte rows: the 128/64/32-byte XOR swizzles.
+  void requireSwizzle(Value *Buf, bool KInner, int64_t Bits) {
+    if (isFragment(Buf) || hasUserLayout(Buf) ||
+        llvm::any_of(SharedLayouts, [&](const auto &S) {
+          return S.first == Buf;
+        }))
+      return;
+    const char *Fn = Bits == 8 && !KInner ? "make_padded_layout"
+                                          : "make_swizzled_layout";
+    SharedLayouts.push_back({Buf, std::string(Fn) + "(" + name(Buf) + ")"});
+  }
+
+  static bool hasUserLayout(const Value *Buf) {
+    return llvm::any_of(Buf->getUses(), [](const Use &U) {
+      return U.User->is(OpKind::AnnotateLayout);
+    });
+  }
+
   bool require(GemmInfo &G) {
+    if (G.Mma)
+      return requireMma(G);
     Operation &Op = *G.Op;
     Op.setAttr("fma_grid", Attribute::intArray({G.Grid.TM, G.Grid.TN,
                                                 G.Grid.VN}));
@@ -297,6 +350,13 @@ private:
       B.setLoc(R.Gemm->getLoc());
       B.createAnnotateLayout(Buf, R.Layout.toString());
     }
+    for (auto &[Buf, Text] : SharedLayouts) {
+      if (!Buf->getDefiningOp())
+        continue;
+      B.setInsertionPointAfter(Buf->getDefiningOp());
+      B.setLoc(Buf->getDefiningOp()->getLoc());
+      B.createAnnotateLayout(Buf, Text);
+    }
   }
 };
 
@@ -304,7 +364,8 @@ class GemmLayoutPass : public Pass {
 public:
   llvm::StringRef name() const override { return "gemm-layout"; }
   llvm::StringRef description() const override {
-    return "Choose the register layouts of CUDA-core T.gemm operands";
+    return "Choose tensor cores or CUDA cores for each T.gemm and pin its "
+           "operand layouts";
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
@@ -315,7 +376,7 @@ public:
     });
     bool OK = true;
     for (Operation *Kernel : Kernels)
-      OK &= KernelGemmLayout(*Kernel, Ctx.Diags).run();
+      OK &= KernelGemmLayout(*Kernel, Ctx.Tgt, Ctx.Diags).run();
     return OK;
   }
 };

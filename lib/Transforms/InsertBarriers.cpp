@@ -64,6 +64,8 @@ bool groupIsWritten(const Operation &Op, unsigned G) {
   case OpKind::Cumsum:
     return G == 1;
   case OpKind::VCopy:
+  case OpKind::CpAsync:
+  case OpKind::Ldmatrix:
   case OpKind::Atomic:
     return G == 0;
   case OpKind::Gemm:
@@ -76,10 +78,16 @@ bool groupIsWritten(const Operation &Op, unsigned G) {
 /// The shared accesses \p Op makes itself (not those of nested ops).
 AccessSet accessesOf(Operation &Op) {
   AccessSet Result;
+  // A layout annotation names the buffer without touching its elements.
+  if (Op.is(OpKind::AnnotateLayout))
+    return Result;
   bool ElementOp = Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
-                   Op.is(OpKind::VCopy) ||
+                   Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
                    (Op.is(OpKind::Atomic) && !Op.hasAttr("extent"));
   int64_t Lanes = Op.is(OpKind::VCopy) ? Op.getIntAttr("lanes").value_or(1) : 1;
+  if (Op.is(OpKind::CpAsync))
+    Lanes = Op.getIntAttr("bytes").value_or(1) * 8 /
+            std::max(1u, bitWidth(Op.getGroup(0)[0]->getType().getDType()));
   for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
     llvm::ArrayRef<Value *> Group = Op.getGroup(G);
     if (!isShared(Group[0]))
@@ -540,6 +548,10 @@ private:
     if (A.buffer() != B.buffer() || !(A.Write || B.Write) ||
         (A.Atomic && B.Atomic))
       return false;
+    // Barriers do not order asynchronous copies (cp_async_wait does); the
+    // copies of one pipeline schedule write distinct elements or stages.
+    if (A.Op->is(OpKind::CpAsync) && B.Op->is(OpKind::CpAsync))
+      return false;
     return !Owners.sameThreadsOnly(A, B, SameIteration);
   }
 
@@ -591,11 +603,18 @@ private:
     for (Operation *Op : B.getOps()) {
       if (Op->is(OpKind::Barrier)) {
         Pending.clear();
+      } else if (Op->is(OpKind::CpAsyncWait)) {
+        // The copies land by the wait (all of them, conservatively); a
+        // barrier after it publishes them to the other threads.
+        addAll(Pending, InFlight);
+        InFlight.clear();
       } else if (Op->getNumRegions() == 0) {
         AccessSet New = accessesOf(*Op);
         if (findConflict(Pending, New))
           barrierBefore(*Op, Pending);
-        addAll(Pending, New);
+        // A cp_async writes at some point before its wait: it conflicts
+        // with what precedes it, and with what follows only after the wait.
+        addAll(Op->is(OpKind::CpAsync) ? InFlight : Pending, New);
       } else if (isUniformIf(*Op) || isUniformLoop(*Op)) {
         // A conflict with what is pending before the op is settled before
         // it, not inside (where it would run once per iteration).
@@ -663,7 +682,7 @@ private:
       addAll(Carried, tailAccesses(Loop.getBody(0), CondNoBarrier));
     }
     AccessSet Before = Pending;
-    addAll(Pending, Carried);
+    addNested(Pending, Carried);
     if (IsWhile)
       visitBlock(Loop.getBody(0), Pending);
     visitBlock(Body, Pending);
@@ -671,9 +690,9 @@ private:
     // more before leaving.
     addAll(Pending, Before);
     if (IsWhile)
-      addAll(Pending, blockAccesses(Loop.getBody(0)));
+      addNested(Pending, blockAccesses(Loop.getBody(0)));
     if (Exits)
-      addAll(Pending, blockAccesses(Body));
+      addNested(Pending, blockAccesses(Body));
   }
 
   /// An op that not every thread runs the same way (divergent branch or
@@ -684,7 +703,7 @@ private:
       barrierBefore(Op, Pending);
     if (!Op.is(OpKind::Parallel))
       checkInside(Op, Inner);
-    addAll(Pending, Inner);
+    addNested(Pending, Inner);
   }
 
   /// Conflicts between accesses inside a divergent op (or of one access
@@ -719,6 +738,15 @@ private:
   Divergence Div;
   ThreadOwnership Owners;
   DiagnosticEngine &Diags;
+  /// cp_async writes issued and not yet waited for.
+  AccessSet InFlight;
+
+  /// Adds the accesses of code summarized as a whole; its cp_async writes
+  /// stay in flight until the next wait.
+  void addNested(AccessSet &Pending, const AccessSet &New) {
+    for (const Access &A : New)
+      addUnique(A.Op->is(OpKind::CpAsync) ? InFlight : Pending, A);
+  }
 };
 
 bool usesSharedMemory(Operation &Kernel) {

@@ -373,7 +373,7 @@ private:
             llvm::ArrayRef<int64_t> Shape, const Fragment &Have) {
     switch (FA.Kind) {
     case AccessKind::Identity:
-      return sameFragment(*L.Layout->reshape(Shape), Have);
+      return sameThreads(*L.Layout->reshape(Shape), Have);
     case AccessKind::Broadcast:
       return holdsBroadcast(*L.Layout, Have, keptVars(FA.Pos));
     case AccessKind::Other:

@@ -270,7 +270,9 @@ static bool tooLarge(const Fragment &F) {
          CheckLimit;
 }
 
-bool tilec::sameFragment(const Fragment &A, const Fragment &B) {
+/// Same input shape and replication, and for every element the same
+/// threads (and, with Registers, the same register).
+static bool sameMapping(const Fragment &A, const Fragment &B, bool Registers) {
   if (A.getInputShape() != B.getInputShape() ||
       A.getReplicateSize() != B.getReplicateSize())
     return false;
@@ -285,9 +287,18 @@ bool tilec::sameFragment(const Fragment &A, const Fragment &B) {
     std::vector<int64_t> TA = threadsOf(A, Idx), TB = threadsOf(B, Idx);
     llvm::sort(TA);
     llvm::sort(TB);
-    Same = TA == TB && flatRegister(A, Idx) == flatRegister(B, Idx);
+    Same = TA == TB &&
+           (!Registers || flatRegister(A, Idx) == flatRegister(B, Idx));
   });
   return Same;
+}
+
+bool tilec::sameFragment(const Fragment &A, const Fragment &B) {
+  return sameMapping(A, B, /*Registers=*/true);
+}
+
+bool tilec::sameThreads(const Fragment &A, const Fragment &B) {
+  return sameMapping(A, B, /*Registers=*/false);
 }
 
 static bool hasRunLength(const Fragment &L, int64_t V) {

@@ -81,6 +81,10 @@ int64_t flatRegister(const layout::Fragment &F, llvm::ArrayRef<int64_t> Idx);
 
 /// Same elements on the same threads and registers (by enumeration).
 bool sameFragment(const layout::Fragment &A, const layout::Fragment &B);
+/// Every element is held by the same threads under both (the registers
+/// may differ): a loop with layout A may access a fragment laid out as B
+/// element for element.
+bool sameThreads(const layout::Fragment &A, const layout::Fragment &B);
 
 /// Largest V (power of 2, <= 16) such that each thread holds runs of V
 /// consecutive iterations along the last dim in V-aligned consecutive

@@ -44,7 +44,7 @@ public:
     for (Operation *User : Users)
       // Last group first: rewriting a group shifts only the later ones.
       for (unsigned G = User->getNumGroups(); G-- > 0;)
-        if (User->getGroup(G).front() == Buf)
+        if (!User->is(OpKind::Gemm) && User->getGroup(G).front() == Buf)
           remapThroughLayout(*User, G, *L);
     Buf->setType(Type::buffer(Scope::Local, {Dim(L->getRegisterCount())},
                               Buf->getType().getDType()));
@@ -57,9 +57,12 @@ private:
   Value *Buf;
   DiagnosticEngine &Diags;
 
+  /// Element accesses are remapped; a tensor-core gemm takes the whole
+  /// register array (lower-mma reads the layout back from its plan).
   bool allUsesMappable() {
     return llvm::all_of(Buf->getUses(), [](const Use &U) {
-      return isElementAccess(*U.User);
+      return isElementAccess(*U.User) ||
+             (U.User->is(OpKind::Gemm) && U.User->getAttr("mma_warps"));
     });
   }
 };

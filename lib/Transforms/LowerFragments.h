@@ -11,9 +11,11 @@
 //   as expressions (IndexExprToIR: thread_id, constant-bound `for`
 //   variables and parallel variables keep their ranges) and simplified, so
 //   the usual result is the register loop variable itself.
-//   A fragment still used by an op this pass cannot map (gemm, reduce,
-//   cumsum, region copies: lowered by their own passes first) is left as
-//   it is, with its layout.
+//   A tensor-core gemm (one with `mma_warps`, see MmaGemm.h) keeps using
+//   the whole register array: lower-mma recomputes the same layout from
+//   the gemm's plan. A fragment still used by an op this pass cannot map
+//   (CUDA-core gemm, reduce, cumsum, region copies: lowered by their own
+//   passes first) is left as it is, with its layout.
 // Guarantees: a kernel with only element accesses of fragments has no
 //   fragment buffer afterwards; the register arrays are indexed by the
 //   per-thread slot, V-aligned where lower-parallel emitted a vcopy.

@@ -258,13 +258,14 @@ class LowerGemmPass : public Pass {
 public:
   llvm::StringRef name() const override { return "lower-gemm"; }
   llvm::StringRef description() const override {
-    return "Lower T.gemm to per-thread FMA loops (CUDA cores)";
+    return "Lower CUDA-core T.gemms to per-thread FMA loops";
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
     std::vector<Operation *> Gemms;
     Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Gemm))
+      // Tensor-core gemms (planned by gemm-layout) are lower-mma's.
+      if (Op.is(OpKind::Gemm) && !Op.getAttr("mma_warps"))
         Gemms.push_back(&Op);
     });
     bool OK = true;

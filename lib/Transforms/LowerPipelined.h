@@ -1,17 +1,40 @@
-//===- LowerPipelined.h - T.Pipelined loops, CUDA-core version -*- C++ -*-===//
+//===- LowerPipelined.h - Software pipelining of T.Pipelined -*- C++ -*-===//
 //
-// Expects: any module; typically after lower-fragments, before
-//   insert-barriers (which must see the loop as the serial loop it becomes).
-// Does: every `for {kind = "pipelined", num_stages = n[, order, stage]}`
-//   becomes `for {kind = "serial"}`: the num_stages, order and stage
-//   attributes are dropped. This is the CUDA-core version: each iteration
-//   loads its tiles and then computes, which is what the pipelined loop
-//   means once the stages are not overlapped. Overlap (cp.async into n
-//   shared buffers, with waits between the stages) comes with the
-//   tensor-core lowering; check-target has already counted the n copies of
-//   the staged buffers against the shared memory limit.
-// Guarantees: no `pipelined` loop remains; bounds, body and locations are
-//   unchanged.
+// Expects: lowered kernels (after vectorize-loops, before fold-constants,
+//   insert-barriers and apply-shared-layouts): copies from global into
+//   shared memory are vcopies or load/store pairs inside for/if ops; loops
+//   `for {kind = "pipelined", num_stages = S[, order, stage]}`.
+// Does: per pipelined loop (inner loops first; PipelineSchedule.h finds the
+//   producers, the copies that may be issued early):
+//   - S >= 2: each producer's shared buffer gets a leading dim S and every
+//     access of it the stage index; the schedule is
+//       prologue: for s in [0, S-1): [if lo + s*step < hi] producers(s)
+//                 into stage s; cp_async_commit
+//       for k:    cp_async_wait {pending = S-2}; barrier;
+//                 [if k + (S-1)*step < hi] producers(k + (S-1)*step) into
+//                 stage (it + S-1) % S; cp_async_commit; the rest of the
+//                 body reading stage it % S    (it = (k - lo) / step)
+//       cp_async_wait {pending = 0} after the loop.
+//     Group it holds iteration it; at iteration it, S - 1 + it groups are
+//     committed, so wait_group S-2 completes groups 0..it. The barrier
+//     publishes them and ends the reads of stage (it - 1) % S, which the
+//     new producers overwrite. A commit is issued even when the guard
+//     skips the copies, so that the counting stays uniform.
+//   - S == 1: producers(k); commit; wait 0; barrier; the rest; barrier
+//     (only when a copy can be asynchronous; no extra buffers).
+//   4/8/16-byte vcopies of producers become cp_async; element-wise copies
+//   stay synchronous (still staged). User `order`/`stage`: stage 0
+//   statements are the producers (they must be hoistable copies), stage
+//   S-1 the rest, issued in `order`; other assignments are errors
+//   (err_bad_pipeline), as is shared memory over the target's limit after
+//   staging (err_shared_memory_limit).
+//   Loops without producers, with S = 0, a non-constant step, a
+//   break/continue, or under thread-dependent control flow run serially
+//   (correct, not overlapped).
+// Guarantees: no `pipelined` loop remains (all become `serial`); the data
+//   of iteration it is read from stage it % S only after the wait and the
+//   barrier that follow its copies; every barrier is reached by all
+//   threads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TRANSFORMS_LOWERPIPELINED_H

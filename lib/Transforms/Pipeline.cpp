@@ -8,6 +8,7 @@
 
 #include "tilec/Transforms/Pipeline.h"
 #include "ApplySharedLayouts.h"
+#include "BankConflicts.h"
 #include "CheckTarget.h"
 #include "ExpandTileOps.h"
 #include "FoldConstants.h"
@@ -18,6 +19,7 @@
 #include "LowerCumsum.h"
 #include "LowerFragments.h"
 #include "LowerGemm.h"
+#include "LowerMma.h"
 #include "LowerParallel.h"
 #include "LowerPipelined.h"
 #include "LowerReduce.h"
@@ -41,11 +43,13 @@ void tilec::registerAllPasses() {
   registerPass("lower-cumsum", createLowerCumsumPass);
   registerPass("lower-parallel", createLowerParallelPass);
   registerPass("lower-fragments", createLowerFragmentsPass);
+  registerPass("lower-mma", createLowerMmaPass);
   registerPass("rasterize", createRasterizePass);
   registerPass("lower-pipelined", createLowerPipelinedPass);
   registerPass("insert-barriers", createInsertBarriersPass);
   registerPass("apply-shared-layouts", createApplySharedLayoutsPass);
   registerPass("vectorize-loops", createVectorizeLoopsPass);
+  registerPass("report-bank-conflicts", createReportBankConflictsPass);
 }
 
 void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
@@ -78,10 +82,14 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
   PM.addPass(createLowerCumsumPass());
   PM.addPass(createLowerParallelPass());
   PM.addPass(createLowerFragmentsPass());
+  // Tensor-core gemms: ldmatrix from shared memory, mma.sync on the
+  // register arrays lower-fragments just produced.
+  PM.addPass(createLowerMmaPass());
   // User-written vectorized/unrolled loops of element moves become 16-byte
   // vcopies where contiguity and alignment allow.
   PM.addPass(createVectorizeLoopsPass());
-  // T.Pipelined runs serially on CUDA cores (no stage overlap yet).
+  // T.Pipelined: global->shared copies are issued num_stages - 1
+  // iterations ahead (cp.async) into num_stages shared buffers.
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createFoldConstantsPass());
   // Last: barriers between conflicting shared accesses of the final code.

@@ -98,6 +98,8 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_option("--kernel", Opts.Kernel, "Compile only the kernel NAME");
   App.add_option("--target", Opts.TargetName,
                  "Target GPU: sm_80 (default), sm_90, gfx90a, gfx940");
+  App.add_flag("!--no-tensor-cores", Opts.TensorCores,
+               "Run every T.gemm on CUDA cores (FMA), even where mma fits");
   App.add_option("--emit", Raw.Emit,
                  "What to write: tokens, ast, ir (checked tile IR), lowered-ir, "
                  "cuda (default; .cu/.h/.json), hip")
@@ -125,6 +127,10 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
                "Print source locations in IR output");
   App.add_flag("--no-line-directives", Raw.NoLineDirectives,
                "Do not write #line directives into generated code");
+  App.add_flag("--report-bank-conflicts", Opts.ReportBankConflicts,
+               "After the passes, print a table of the shared-memory bank "
+               "conflicts (wavefronts per warp access, ideal vs actual) of "
+               "every shared access to stderr");
   App.set_version_flag("--version", "tilec " TILEC_VERSION);
 }
 

@@ -20,6 +20,7 @@ struct DriverOptions {
   std::map<std::string, std::string> Defines;
   std::string Kernel;
   std::string TargetName = "sm_80";
+  bool TensorCores = true;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;
   InputFormat Format = InputFormat::Auto;
@@ -32,6 +33,7 @@ struct DriverOptions {
   bool SplitInputFile = false;
   bool PrintLocs = false;
   bool LineDirectives = true;
+  bool ReportBankConflicts = false;
 };
 
 /// Parses argv into \p Opts. Returns an exit code when the driver should

@@ -103,6 +103,8 @@ private:
         return;
       }
     }
+    if (Opts.ReportBankConflicts)
+      PM.addPass("report-bank-conflicts");
     PassContext Ctx{Diags, Tgt};
     if (!PM.run(Module, Ctx) || failed())
       return;
@@ -247,6 +249,7 @@ int runDriver(const DriverOptions &Opts) {
     Diags.report(Location(), diag::err_unknown_target) << Opts.TargetName;
     return 1;
   }
+  Tgt->TensorCores = Opts.TensorCores;
   auto File = llvm::MemoryBuffer::getFileOrSTDIN(Opts.Input, /*IsText=*/true);
   if (!File) {
     Diags.report(Location(), diag::err_cannot_open_file)

@@ -26,6 +26,8 @@ struct Target {
   int SmVersion = 0;
   int64_t MaxSharedMemoryBytes = 0;
   int WarpSize = 32;
+  /// T.gemm may use mma.sync (sm_80+); off: CUDA-core FMA everywhere.
+  bool TensorCores = true;
 
   bool isCUDA() const { return Kind == Backend::CUDA; }
   bool isHIP() const { return Kind == Backend::HIP; }

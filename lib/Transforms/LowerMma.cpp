@@ -1,0 +1,330 @@
+//===- LowerMma.cpp - T.gemm on tensor cores (mma.sync) -------------------===//
+
+#include "LowerMma.h"
+#include "IndexExprToIR.h"
+#include "MmaGemm.h"
+#include "tilec/IR/Builder.h"
+#include "tilec/Layout/Simplify.h"
+#include "tilec/Support/Diagnostics.h"
+#include <functional>
+
+using namespace tilec;
+using namespace tilec::ir;
+using layout::floorDiv;
+using layout::floorMod;
+using layout::Fragment;
+using layout::IndexExpr;
+
+namespace {
+
+bool isShared(const Value *V) {
+  return V->getType().getScope() == Scope::Shared;
+}
+
+/// Register offset of instruction tile (T1, T2) of an operand held in a
+/// register array: Base + S1 * T1 + S2 * T2, its elements consecutive.
+struct TileMap {
+  int64_t Base = 0, S1 = 0, S2 = 0;
+  IndexExpr at(IndexExpr T1, IndexExpr T2) const {
+    return IndexExpr(Base) + T1 * S1 + T2 * S2;
+  }
+};
+
+using CoordFn = std::function<TileCoords(IndexExpr, IndexExpr, int64_t)>;
+
+class MmaLowering {
+public:
+  MmaLowering(Operation &Gemm, const MmaPlan &P, DiagnosticEngine &Diags)
+      : Gemm(Gemm), P(P), Diags(Diags), A(Gemm.getOperand(0)),
+        Bm(Gemm.getOperand(1)), C(Gemm.getOperand(2)) {}
+
+  bool run() {
+    Operation *Kernel = Gemm.getParentOfKind(OpKind::Kernel);
+    if (!Kernel || !mapOperands())
+      return false;
+    B.setInsertionPoint(&Gemm);
+    B.setLoc(Gemm.getLoc());
+    bindWarp(*Kernel);
+    if (Gemm.getBoolAttr("clear_accum").value_or(false))
+      emitClear();
+    if (isShared(A))
+      ARegs = allocRegs(P.kSteps() * P.mTiles() * P.aElems(), "mma_a");
+    if (isShared(Bm))
+      BRegs = allocRegs(P.kSteps() * P.nTiles() * P.bElems(), "mma_b");
+    forLoop(P.kSteps(), "ks", [&](IndexExpr Ks) {
+      loadA(Ks);
+      loadB(Ks);
+      emitMmas(Ks);
+    });
+    Gemm.erase();
+    return true;
+  }
+
+private:
+  Operation &Gemm;
+  const MmaPlan &P;
+  DiagnosticEngine &Diags;
+  Value *A, *Bm, *C;
+  Value *ARegs = nullptr, *BRegs = nullptr;
+  TileMap CMap, AMap, BMap;
+  Builder B;
+  AtomValues Vars;
+  layout::VarExtents Extents;
+  unsigned LoopCount = 0;
+
+  bool fail(const std::string &Why) {
+    Diags.report(Gemm.getLoc(), diag::err_lowering_unsupported)
+        << "this tensor-core T.gemm" << Why;
+    return false;
+  }
+
+  //===--- Register maps of fragment operands ------------------------------===//
+
+  bool mapOperands() {
+    CoordFn CC = [&](IndexExpr Mi, IndexExpr Ni, int64_t E) {
+      return mmaCoordC(P, Mi, Ni, E);
+    };
+    if (!mapTiles(P.fragmentC(), CC, P.mTiles(), P.nTiles(), 4, CMap))
+      return fail("its accumulator's register layout does not match mma");
+    CoordFn CA = [&](IndexExpr Mi, IndexExpr Ks, int64_t E) {
+      return mmaCoordA(P, Mi, Ks, E);
+    };
+    if (!isShared(A) && !mapTiles(P.fragmentA(), CA, P.mTiles(), P.kSteps(),
+                                  P.aElems(), AMap))
+      return fail("its A fragment's register layout does not match mma");
+    CoordFn CB = [&](IndexExpr Ni, IndexExpr Ks, int64_t E) {
+      return mmaCoordB(P, Ni, Ks, E);
+    };
+    if (!isShared(Bm) && !mapTiles(P.fragmentB(), CB, P.nTiles(), P.kSteps(),
+                                   P.bElems(), BMap))
+      return fail("its B fragment's register layout does not match mma");
+    return true;
+  }
+
+  /// The register of element E of tile (T1, T2) for thread (Warp, Lane), or
+  /// -1 when F does not give that element to that thread.
+  int64_t registerOf(const Fragment &F, const CoordFn &Coords, int64_t T1,
+                     int64_t T2, int64_t E, int64_t Warp, int64_t Lane) {
+    layout::Env Env;
+    Env["lane"] = Lane;
+    Env["wm"] = Warp % P.MWarps;
+    Env["wn"] = Warp / P.MWarps;
+    TileCoords TC = Coords(IndexExpr(T1), IndexExpr(T2), E);
+    auto Row = layout::evaluate(TC.Row, Env), Col = layout::evaluate(TC.Col, Env);
+    if (!Row || !Col)
+      return -1;
+    int64_t Idx[] = {*Row, *Col};
+    bool Owned = false;
+    for (int64_t Rep = 0; Rep != F.getReplicateSize() && !Owned; ++Rep)
+      Owned = F.forwardThread(Idx, Rep) == Warp * 32 + Lane;
+    auto Reg = F.forward(Idx);
+    return Owned && Reg ? (*Reg)[0] : -1;
+  }
+
+  /// Derives Map from tiles (0,0), (1,0), (0,1) of lane 0 and checks it on
+  /// every element of every thread.
+  bool mapTiles(const Fragment &F, const CoordFn &Coords, int64_t N1,
+                int64_t N2, int64_t Elems, TileMap &Map) {
+    Map.Base = registerOf(F, Coords, 0, 0, 0, 0, 0);
+    Map.S1 = N1 > 1 ? registerOf(F, Coords, 1, 0, 0, 0, 0) - Map.Base : 0;
+    Map.S2 = N2 > 1 ? registerOf(F, Coords, 0, 1, 0, 0, 0) - Map.Base : 0;
+    int64_t Warps = P.MWarps * P.NWarps;
+    for (int64_t W = 0; W != Warps; ++W)
+      for (int64_t L = 0; L != 32; ++L)
+        for (int64_t T1 = 0; T1 != N1; ++T1)
+          for (int64_t T2 = 0; T2 != N2; ++T2)
+            for (int64_t E = 0; E != Elems; ++E)
+              if (registerOf(F, Coords, T1, T2, E, W, L) !=
+                  Map.Base + Map.S1 * T1 + Map.S2 * T2 + E)
+                return false;
+    return true;
+  }
+
+  //===--- Index arithmetic ------------------------------------------------===//
+
+  void bindWarp(Operation &Kernel) {
+    IndexAtoms Atoms;
+    IndexExpr T = Atoms.toExpr(emitLinearThreadId(B, Kernel));
+    IndexExpr Warp = floorDiv(T, 32);
+    auto Bind = [&](llvm::StringRef Name, IndexExpr E, int64_t Extent) {
+      Vars[Name] = emitIndexExpr(
+          B, layout::simplify(E, Atoms.getExtents()), Atoms.getValues());
+      Extents[Name] = Extent;
+    };
+    Bind("lane", floorMod(T, 32), 32);
+    Bind("wm", floorMod(Warp, P.MWarps), P.MWarps);
+    Bind("wn", floorMod(floorDiv(Warp, P.MWarps), P.NWarps), P.NWarps);
+  }
+
+  Value *emit(const IndexExpr &E) {
+    return emitIndexExpr(B, layout::simplify(E, Extents), Vars);
+  }
+
+  /// Runs Body inside `for iv in [0, N) {unroll}` (directly with 0 when N
+  /// is 1).
+  void forLoop(int64_t N, llvm::StringRef Name,
+               const std::function<void(IndexExpr)> &Body) {
+    if (N == 1)
+      return Body(IndexExpr(0));
+    Builder::InsertionGuard Guard(B);
+    Operation *For = B.createFor(B.createConstInt(0), B.createConstInt(N),
+                                 B.createConstInt(1), "unroll", Name);
+    B.setInsertionPointToEnd(For->getBody());
+    std::string Var = Name.str() + "_" + std::to_string(LoopCount++);
+    Vars[Var] = For->getBody().getArgument(0);
+    Extents[Var] = N;
+    Body(IndexExpr::var(Var));
+  }
+
+  Value *allocRegs(int64_t Count, llvm::StringRef Name) {
+    return B.createAlloc(Type::buffer(Scope::Local, {Dim(Count)}, P.In), Name);
+  }
+
+  //===--- The gemm --------------------------------------------------------===//
+
+  void emitClear() {
+    DType Acc = P.Acc;
+    Value *Zero = isFloat(Acc) ? B.createConstFloat(0.0, Acc)
+                               : B.createConstInt(0, Acc);
+    int64_t Count = P.fragmentC().getRegisterCount();
+    forLoop(Count, "r", [&](IndexExpr R) {
+      B.createStore(Zero, C, {emit(R)});
+    });
+  }
+
+  void ldmatrix(Value *Dst, IndexExpr Off, Value *Src, TileCoords At,
+                int64_t Count, bool Trans) {
+    B.create(OpKind::Ldmatrix, {Dst, emit(Off), Src, emit(At.Row), emit(At.Col)},
+             {2, 3}, {},
+             {{"count", Attribute::integer(Count)},
+              {"trans", Attribute::boolean(Trans)}});
+  }
+
+  /// Element-wise: register Off + e gets the element the PTX table puts
+  /// there.
+  void loadElements(Value *Dst, IndexExpr Off, Value *Src, int64_t Elems,
+                    const std::function<TileCoords(int64_t)> &Coords) {
+    for (int64_t E = 0; E != Elems; ++E) {
+      TileCoords At = Coords(E);
+      Value *V = B.createLoad(Src, {emit(At.Row), emit(At.Col)});
+      B.createStore(V, Dst, {emit(Off + IndexExpr(E))});
+    }
+  }
+
+  IndexExpr lane() const { return IndexExpr::var("lane"); }
+  /// 16 bytes of the operand type, in elements.
+  int64_t rowChunk() const { return 128 / P.inBits(); }
+
+  /// A m-tile row start, and the k of a k step.
+  IndexExpr tileRow(IndexExpr Mi) const {
+    return Mi * (16 * P.MWarps) + IndexExpr::var("wm") * 16;
+  }
+  IndexExpr tileCol(IndexExpr Ni) const {
+    return Ni * (8 * P.NWarps) + IndexExpr::var("wn") * 8;
+  }
+
+  void loadA(IndexExpr Ks) {
+    if (!ARegs)
+      return;
+    forLoop(P.mTiles(), "mi", [&](IndexExpr Mi) {
+      IndexExpr Off = (Ks * P.mTiles() + Mi) * P.aElems();
+      IndexExpr Q = floorDiv(lane(), 8), R = floorMod(lane(), 8);
+      IndexExpr K0 = Ks * P.instrK();
+      if (!P.TransA)
+        return ldmatrix(ARegs, Off, A,
+                        {tileRow(Mi) + floorMod(Q, 2) * 8 + R,
+                         K0 + floorDiv(Q, 2) * rowChunk()},
+                        4, false);
+      if (P.inBits() == 16)
+        return ldmatrix(ARegs, Off, A,
+                        {K0 + floorDiv(Q, 2) * 8 + R,
+                         tileRow(Mi) + floorMod(Q, 2) * 8},
+                        4, true);
+      loadElements(ARegs, Off, A, P.aElems(),
+                   [&](int64_t E) { return mmaCoordA(P, Mi, Ks, E); });
+    });
+  }
+
+  void loadB(IndexExpr Ks) {
+    if (!BRegs)
+      return;
+    int64_t Pairs = P.nTiles() / 2;
+    bool Ld = P.TransB || P.inBits() == 16;
+    if (!Ld) {
+      forLoop(P.nTiles(), "ni", [&](IndexExpr Ni) {
+        loadElements(BRegs, (Ks * P.nTiles() + Ni) * P.bElems(), Bm,
+                     P.bElems(),
+                     [&](int64_t E) { return mmaCoordB(P, Ni, Ks, E); });
+      });
+      return;
+    }
+    forLoop(Pairs, "nj", [&](IndexExpr Nj) { loadBTiles(Ks, Nj * 2, 4); });
+    if (P.nTiles() % 2)
+      loadBTiles(Ks, IndexExpr(P.nTiles() - 1), 2);
+  }
+
+  /// ldmatrix of n-tiles Ni (and Ni + 1 for Count 4): matrix q of the x4
+  /// is n-tile Ni + q / 2, k half q % 2.
+  void loadBTiles(IndexExpr Ks, IndexExpr Ni, int64_t Count) {
+    IndexExpr Off = (Ks * P.nTiles() + Ni) * P.bElems();
+    IndexExpr Q = floorMod(floorDiv(lane(), 8), Count);
+    IndexExpr R = floorMod(lane(), 8);
+    IndexExpr K0 = Ks * P.instrK();
+    IndexExpr N = tileCol(Ni + floorDiv(Q, 2));
+    if (P.TransB)
+      return ldmatrix(BRegs, Off, Bm, {N + R, K0 + floorMod(Q, 2) * rowChunk()},
+                      Count, false);
+    ldmatrix(BRegs, Off, Bm, {K0 + floorMod(Q, 2) * 8 + R, N}, Count, true);
+  }
+
+  void emitMmas(IndexExpr Ks) {
+    forLoop(P.mTiles(), "mi", [&](IndexExpr Mi) {
+      forLoop(P.nTiles(), "ni", [&](IndexExpr Ni) {
+        IndexExpr AOff = ARegs ? (Ks * P.mTiles() + Mi) * P.aElems()
+                               : AMap.at(Mi, Ks);
+        IndexExpr BOff = BRegs ? (Ks * P.nTiles() + Ni) * P.bElems()
+                               : BMap.at(Ni, Ks);
+        Value *AB = ARegs ? ARegs : A, *BB = BRegs ? BRegs : Bm;
+        B.create(OpKind::Mma,
+                 {C, emit(CMap.at(Mi, Ni)), AB, emit(AOff), BB, emit(BOff)},
+                 {2, 2, 2}, {},
+                 {{"shape", Attribute::string(P.shape().str())}});
+      });
+    });
+  }
+};
+
+class LowerMmaPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "lower-mma"; }
+  llvm::StringRef description() const override {
+    return "Lower tensor-core T.gemms to ldmatrix and mma.sync";
+  }
+
+  bool run(Operation &Module, PassContext &Ctx) override {
+    std::vector<Operation *> Gemms;
+    Module.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Gemm) && Op.getAttr("mma_warps"))
+        Gemms.push_back(&Op);
+    });
+    bool OK = true;
+    for (Operation *Op : Gemms) {
+      auto Plan = readMmaPlan(*Op);
+      if (!Plan) {
+        Ctx.Diags.report(Op->getLoc(), diag::err_lowering_unsupported)
+            << "this T.gemm"
+            << "its 'mma_warps'/'mma_shape' plan does not fit its operands";
+        OK = false;
+        continue;
+      }
+      OK &= MmaLowering(*Op, *Plan, Ctx.Diags).run();
+    }
+    return OK;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tilec::createLowerMmaPass() {
+  return std::make_unique<LowerMmaPass>();
+}

@@ -1,0 +1,235 @@
+//===- PipelineSchedule.cpp - What a T.Pipelined body is made of ----------===//
+
+#include "PipelineSchedule.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace tilec;
+using namespace tilec::ir;
+
+bool tilec::isPureScalarOp(const Operation &Op) {
+  if (Op.getNumRegions() != 0 || Op.getNumResults() != 1 ||
+      !Op.getResult()->getType().isScalar())
+    return false;
+  OpKind K = Op.getKind();
+  return isBinaryOp(K) || isUnaryOp(K) || K == OpKind::Const ||
+         K == OpKind::Cmp || K == OpKind::Select || K == OpKind::Cast ||
+         K == OpKind::Math || K == OpKind::ThreadId;
+}
+
+bool tilec::groupIsWritten(const Operation &Op, unsigned G) {
+  switch (Op.getKind()) {
+  case OpKind::Load:
+  case OpKind::AnnotateLayout:
+    return false;
+  case OpKind::Store:
+  case OpKind::Copy:
+  case OpKind::Reduce:
+  case OpKind::Cumsum:
+    return G == 1;
+  case OpKind::Gemm:
+    return G == 2;
+  case OpKind::VCopy:
+  case OpKind::CpAsync:
+  case OpKind::Atomic:
+  case OpKind::Ldmatrix:
+  case OpKind::Mma:
+    return G == 0;
+  default:
+    return true;
+  }
+}
+
+namespace {
+
+bool writesBuffer(Operation &Root, const Value *Buf) {
+  bool Found = false;
+  Root.walk([&](Operation &Op) {
+    for (unsigned G = 0; G != Op.getNumGroups(); ++G)
+      Found |= Op.getGroup(G).front() == Buf && groupIsWritten(Op, G);
+  });
+  return Found;
+}
+
+bool usesBuffer(Operation &Root, const Value *Buf) {
+  bool Found = false;
+  Root.walk([&](Operation &Op) { Found |= llvm::is_contained(Op.getOperands(), Buf); });
+  return Found;
+}
+
+bool isScope(const Value *V, Scope S) {
+  return V->getType().isBuffer() && V->getType().getScope() == S;
+}
+
+bool sameLocation(const Location &A, const Location &B) {
+  if (A.hasRange() || B.hasRange())
+    return A.hasRange() && B.hasRange() && A.start() == B.start();
+  return A.Line != 0 && A.File == B.File && A.Line == B.Line && A.Col == B.Col;
+}
+
+class BodyAnalysis {
+public:
+  explicit BodyAnalysis(Operation &Loop)
+      : Loop(Loop), Body(Loop.getBody()), IV(Body.getArgument(0)) {}
+
+  PipelineBody run() {
+    PipelineBody R;
+    for (Operation &Op : Body) {
+      if (isFree(Op)) {
+        Free.insert(&Op);
+        R.FreeOps.push_back(&Op);
+        continue;
+      }
+      bool Attach = isPureScalarOp(Op) && !R.Items.empty() &&
+                    !R.Items.back().Prod;
+      if (Attach) {
+        R.Items.back().Ops.push_back(&Op);
+        continue;
+      }
+      R.Items.push_back({{&Op}, std::nullopt});
+      R.Items.back().Prod = analyzeProducer(Op);
+    }
+    groupStatements(R);
+    return R;
+  }
+
+private:
+  Operation &Loop;
+  Block &Body;
+  Value *IV;
+  llvm::DenseSet<const Operation *> Free;
+
+  /// Whether \p V is computed before the loop starts.
+  bool definedOutside(const Value *V) const {
+    const Operation *Def = V->isBlockArgument()
+                               ? V->getOwnerBlock()->getParentOp()
+                               : V->getDefiningOp();
+    return !Def || !Loop.isAncestorOf(Def);
+  }
+
+  bool isFree(const Operation &Op) const {
+    if (!isPureScalarOp(Op))
+      return false;
+    return llvm::all_of(Op.getOperands(), [&](const Value *V) {
+      return V == IV || definedOutside(V) ||
+             (V->getDefiningOp() && Free.count(V->getDefiningOp()));
+    });
+  }
+
+  /// Ops a copy may contain: index arithmetic, loops, guards, and element
+  /// or vector moves from global into shared memory.
+  static bool isCopyOp(Operation &Op, llvm::SmallSetVector<Value *, 2> &Dsts,
+                       llvm::SmallSetVector<Value *, 2> &Srcs) {
+    if (isPureScalarOp(Op) || Op.is(OpKind::If))
+      return true;
+    if (Op.is(OpKind::For))
+      return Op.getStringAttr("kind") != llvm::StringRef("pipelined");
+    if (Op.is(OpKind::Load)) {
+      Srcs.insert(Op.getOperand(0));
+      return isScope(Op.getOperand(0), Scope::Global);
+    }
+    if (Op.is(OpKind::Store)) {
+      Dsts.insert(Op.getGroup(1).front());
+      return isScope(Op.getGroup(1).front(), Scope::Shared);
+    }
+    if (Op.is(OpKind::VCopy)) {
+      Dsts.insert(Op.getGroup(0).front());
+      Srcs.insert(Op.getGroup(1).front());
+      return isScope(Op.getGroup(0).front(), Scope::Shared) &&
+             isScope(Op.getGroup(1).front(), Scope::Global);
+    }
+    return false;
+  }
+
+  /// Adds the free ops \p V needs to \p Slice; false when \p V is computed
+  /// in the loop by anything else.
+  bool collectSlice(Value *V, llvm::SetVector<Operation *> &Slice) {
+    if (V == IV || definedOutside(V))
+      return true;
+    Operation *Def = V->getDefiningOp();
+    return Def && Free.count(Def) && (Slice.insert(Def), true);
+  }
+
+  std::optional<Producer> analyzeProducer(Operation &Top) {
+    if (!Top.is(OpKind::For) && !Top.is(OpKind::If) && !Top.is(OpKind::VCopy))
+      return std::nullopt;
+    llvm::SmallSetVector<Value *, 2> Dsts, Srcs;
+    llvm::SetVector<Operation *> Slice;
+    bool OK = true;
+    Top.walk([&](Operation &Op) {
+      OK = OK && isCopyOp(Op, Dsts, Srcs);
+      for (Value *V : Op.getOperands()) {
+        const Operation *Def = V->isBlockArgument()
+                                   ? V->getOwnerBlock()->getParentOp()
+                                   : V->getDefiningOp();
+        if (OK && !(Def && Top.isAncestorOf(Def)))
+          OK = collectSlice(V, Slice);
+      }
+    });
+    if (!OK || Dsts.empty() || Srcs.empty())
+      return std::nullopt;
+    for (Value *Src : Srcs)
+      if (writesBuffer(Loop, Src))
+        return std::nullopt;
+    for (Value *Dst : Dsts)
+      if (!canMultiBuffer(Top, Dst))
+        return std::nullopt;
+    // The free ops those use in turn belong to the slice too.
+    for (size_t I = 0; I != Slice.size(); ++I)
+      for (Value *V : Slice[I]->getOperands())
+        if (V->getDefiningOp() && Free.count(V->getDefiningOp()))
+          Slice.insert(V->getDefiningOp());
+    Producer P;
+    for (Operation &Op : Body)
+      if (Slice.count(&Op))
+        P.Slice.push_back(&Op);
+    P.Dsts.assign(Dsts.begin(), Dsts.end());
+    return P;
+  }
+
+  bool canMultiBuffer(Operation &Top, Value *Dst) {
+    Operation *Alloc = Dst->getDefiningOp();
+    if (!Alloc || !Alloc->is(OpKind::Alloc) || !definedOutside(Dst) ||
+        !Dst->getType().getStaticShape())
+      return false;
+    bool Before = true;
+    for (Operation &Other : Body) {
+      if (&Other == &Top) {
+        Before = false;
+        continue;
+      }
+      if (writesBuffer(Other, Dst) || (Before && usesBuffer(Other, Dst)))
+        return false;
+    }
+    unsigned Rank = Dst->getType().rank();
+    for (const Use &U : Dst->getUses()) {
+      if (!Loop.isAncestorOf(U.User)) {
+        if (!U.User->is(OpKind::AnnotateLayout))
+          return false;
+        continue;
+      }
+      for (unsigned G = 0; G != U.User->getNumGroups(); ++G)
+        if (U.User->getGroup(G).front() == Dst &&
+            U.User->getGroup(G).size() != Rank + 1)
+          return false;
+    }
+    return true;
+  }
+
+  void groupStatements(PipelineBody &R) const {
+    for (unsigned I = 0; I != R.Items.size(); ++I) {
+      if (!R.Statements.empty() &&
+          sameLocation(R.Items[R.Statements.back().back()].head()->getLoc(),
+                       R.Items[I].head()->getLoc()))
+        R.Statements.back().push_back(I);
+      else
+        R.Statements.push_back({I});
+    }
+  }
+};
+
+} // namespace
+
+PipelineBody tilec::analyzePipelineBody(Operation &Loop) {
+  return BodyAnalysis(Loop).run();
+}
