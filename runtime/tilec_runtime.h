@@ -247,12 +247,14 @@ __device__ inline void ldmatrix(void *Dst, const void *Smem) {
   "r"(RA[0]), "r"(RA[1]), "r"(RA[2]), "r"(RA[3]), "r"(RB[0]), "r"(RB[1])
 
 /// mma.sync m16n8k16 (f16 or bf16 inputs, f32 accumulators), m16n8k32
-/// (8-bit integers into s32), m16n8k8 (tf32 into f32); D += A * B.
+/// (8-bit integers into s32), m16n8k8 (tf32 into f32); D += A * B. Not
+/// volatile: a pure function of registers, which the compiler may
+/// interleave with the loads of the next operands.
 #define TILEC_DEFINE_MMA(Name, DT, Shape, Types, DCons)                       \
   __device__ inline void Name(DT *D, const void *A, const void *B) {          \
     const unsigned *RA = reinterpret_cast<const unsigned *>(A);               \
     const unsigned *RB = reinterpret_cast<const unsigned *>(B);               \
-    asm volatile("mma.sync.aligned." Shape ".row.col." Types                   \
+    asm("mma.sync.aligned." Shape ".row.col." Types                          \
                  " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "            \
                  "{%0, %1, %2, %3};\n"                                        \
                  : DCons(D)                                                   \
@@ -278,7 +280,7 @@ __device__ inline void mmaM16N8K16F16F16(void *D, const void *A,
   unsigned *RD = reinterpret_cast<unsigned *>(D);
   const unsigned *RA = reinterpret_cast<const unsigned *>(A);
   const unsigned *RB = reinterpret_cast<const unsigned *>(B);
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
+  asm("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
                "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
                : "+r"(RD[0]), "+r"(RD[1])
                : TILEC_MMA_AB4);

@@ -51,9 +51,21 @@ public:
       ARegs = allocRegs(P.kSteps() * P.mTiles() * P.aElems(), "mma_a");
     if (isShared(Bm))
       BRegs = allocRegs(P.kSteps() * P.nTiles() * P.bElems(), "mma_b");
+    // Software-pipelined over k steps: the operands of step ks + 1 are
+    // requested before the mmas of step ks, so their shared-memory latency
+    // hides behind tensor-core work.
+    loadA(IndexExpr(0));
+    loadB(IndexExpr(0));
     forLoop(P.kSteps(), "ks", [&](IndexExpr Ks) {
-      loadA(Ks);
-      loadB(Ks);
+      if (P.kSteps() > 1) {
+        Builder::InsertionGuard Guard(B);
+        Value *Next = emit(Ks + IndexExpr(1));
+        Operation *If = B.createIf(B.createCmp(
+            CmpPred::Lt, Next, B.createConstInt(P.kSteps())));
+        B.setInsertionPointToEnd(If->getBody(0));
+        loadA(Ks + IndexExpr(1));
+        loadB(Ks + IndexExpr(1));
+      }
       emitMmas(Ks);
     });
     Gemm.erase();

@@ -98,4 +98,6 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
   // element's swizzled address. A bijection of addresses keeps the
   // barriers placed above valid.
   PM.addPass(createApplySharedLayoutsPass());
+  // The swizzled indices replace the logical ones, which die here.
+  PM.addPass(createFoldConstantsPass());
 }
