@@ -87,6 +87,8 @@ public:
   /// Conversions between \p T and float (identity for f32).
   Expr toFloat(Expr E, DType T);
   Expr fromFloat(Expr E, DType T, const ir::Operation &Ctx);
+  /// \p E of type \p From converted to \p To as `cast` does.
+  Expr cast(Expr E, DType From, DType To, const ir::Operation &Ctx);
 
 private:
   Expr literal(const ir::Operation &Const);
@@ -98,7 +100,6 @@ private:
   Expr compare(const ir::Operation &Op);
   Expr select(const ir::Operation &Op);
   Expr cast(const ir::Operation &Op);
-  Expr cast(Expr E, DType From, DType To, const ir::Operation &Ctx);
   Expr math(const ir::Operation &Op);
   Expr threadId(const ir::Operation &Op);
   std::string flatIndex(const ir::Type &Buffer,

@@ -67,6 +67,25 @@ const char *vectorType(unsigned Bytes) {
   }
 }
 
+/// Lane \p K of the run of elements starting at the lvalue \p Elem.
+Expr laneOf(const Expr &Elem, int64_t K) {
+  if (K == 0)
+    return Elem;
+  return {fmt::format("(&{})[{}]", Elem.Text, K), PrecPostfix};
+}
+
+/// The CUDA function converting two floats into a packed pair of \p To,
+/// and the pair's type; {nullptr, nullptr} when there is none.
+std::pair<const char *, const char *> packedConversion(DType From, DType To) {
+  if (From != DType::Float32)
+    return {nullptr, nullptr};
+  if (To == DType::Float16)
+    return {"__floats2half2_rn", "half2"};
+  if (To == DType::BFloat16)
+    return {"__floats2bfloat162_rn", "__nv_bfloat162"};
+  return {nullptr, nullptr};
+}
+
 class KernelEmitter {
 public:
   KernelEmitter(const FuncPlan &Plan, const KernelPlan &K,
@@ -95,6 +114,10 @@ private:
   void emitAlloc(const Operation &Op);
   void emitStore(const Operation &Op);
   void emitVCopy(const Operation &Op);
+  void emitConvertingVCopy(const Operation &Op);
+  std::vector<Expr> readLanes(const Operation &Op, int64_t Lanes);
+  void convertInto(const Operation &Op, const std::vector<Expr> &In,
+                   const std::string &Tmp);
   void emitCpAsync(const Operation &Op);
   void emitLdmatrix(const Operation &Op);
   void emitMma(const Operation &Op);
@@ -280,6 +303,9 @@ void KernelEmitter::emitStore(const Operation &Op) {
 
 /// One wide load and store: *(uint4*)&dst[i] = *(const uint4*)&src[j].
 void KernelEmitter::emitVCopy(const Operation &Op) {
+  if (Op.getOperand(0)->getType().getDType() !=
+      Op.getGroup(1)[0]->getType().getDType())
+    return emitConvertingVCopy(Op);
   unsigned Bytes = *Op.getIntAttr("lanes") *
                    bitWidth(Op.getOperand(0)->getType().getDType()) / 8;
   const char *VT = vectorType(Bytes);
@@ -288,6 +314,76 @@ void KernelEmitter::emitVCopy(const Operation &Op) {
   W.line(fmt::format(
       "*reinterpret_cast<{0}*>(&{1}) = *reinterpret_cast<const {0}*>(&{2});",
       VT, Dst.Text, Src.Text));
+}
+
+/// A vcopy between element types, in a block of its own: the lanes are
+/// read (one wide load from memory into an aligned temporary, or element
+/// by element from registers), converted as `cast` does, and written (one
+/// wide store from an aligned temporary into memory, or element by element
+/// into registers).
+void KernelEmitter::emitConvertingVCopy(const Operation &Op) {
+  int64_t Lanes = *Op.getIntAttr("lanes");
+  const Type &DstT = Op.getOperand(0)->getType();
+  DType From = Op.getGroup(1)[0]->getType().getDType(), To = DstT.getDType();
+  W.open("");
+  std::vector<Expr> In = readLanes(Op, Lanes);
+  Expr Dst = E.element(Op, Op.getGroup(0));
+  if (DstT.getScope() == Scope::Local) {
+    for (int64_t K = 0; K != Lanes; ++K)
+      W.line(fmt::format("{} = {};", laneOf(Dst, K).Text,
+                         E.cast(In[K], From, To, Op).Text));
+    return W.close();
+  }
+  std::string Tmp = Names.get("cvt_dst");
+  W.line(fmt::format("__align__(16) {} {}[{}];", E.typeName(To, Op), Tmp,
+                     Lanes));
+  convertInto(Op, In, Tmp);
+  W.line(fmt::format(
+      "*reinterpret_cast<{0}*>(&{1}) = *reinterpret_cast<const {0}*>({2});",
+      vectorType(unsigned(Lanes * bitWidth(To) / 8)), Dst.Text, Tmp));
+  W.close();
+}
+
+/// The source lanes of a converting vcopy as expressions.
+std::vector<Expr> KernelEmitter::readLanes(const Operation &Op,
+                                           int64_t Lanes) {
+  const Type &T = Op.getGroup(1)[0]->getType();
+  Expr Src = E.element(Op, Op.getGroup(1));
+  std::vector<Expr> In;
+  if (T.getScope() == Scope::Local) {
+    for (int64_t K = 0; K != Lanes; ++K)
+      In.push_back(laneOf(Src, K));
+    return In;
+  }
+  std::string Tmp = Names.get("cvt_src");
+  W.line(fmt::format("__align__(16) {} {}[{}];",
+                     E.typeName(T.getDType(), Op), Tmp, Lanes));
+  W.line(fmt::format(
+      "*reinterpret_cast<{0}*>({1}) = *reinterpret_cast<const {0}*>(&{2});",
+      vectorType(unsigned(Lanes * bitWidth(T.getDType()) / 8)), Tmp,
+      Src.Text));
+  for (int64_t K = 0; K != Lanes; ++K)
+    In.push_back({fmt::format("{}[{}]", Tmp, K), PrecPostfix});
+  return In;
+}
+
+/// Tmp[k] = cast(In[k]); pairs of f32 into f16/bf16 with one packed
+/// conversion (same rounding as the scalar one).
+void KernelEmitter::convertInto(const Operation &Op,
+                                const std::vector<Expr> &In,
+                                const std::string &Tmp) {
+  DType From = Op.getGroup(1)[0]->getType().getDType();
+  DType To = Op.getOperand(0)->getType().getDType();
+  auto [Fn, Pair] = packedConversion(From, To);
+  if (Fn && In.size() % 2 == 0) {
+    for (size_t K = 0; K != In.size() / 2; ++K)
+      W.line(fmt::format("reinterpret_cast<{}*>({})[{}] = {}({}, {});", Pair,
+                         Tmp, K, Fn, In[2 * K].Text, In[2 * K + 1].Text));
+    return;
+  }
+  for (size_t K = 0; K != In.size(); ++K)
+    W.line(fmt::format("{}[{}] = {};", Tmp, K,
+                       E.cast(In[K], From, To, Op).Text));
 }
 
 std::string KernelEmitter::address(const Operation &Op, unsigned G) {

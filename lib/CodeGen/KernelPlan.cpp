@@ -144,10 +144,13 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
   case OpKind::Atomic:
     return Mark(Op.getOperand(0), true, true, 0);
   case OpKind::VCopy: {
-    unsigned Bytes = *Op.getIntAttr("lanes") *
-                     bitWidth(Op.getOperand(0)->getType().getDType()) / 8;
-    Mark(Op.getOperand(0), false, true, Bytes);
-    return Mark(Op.getGroup(1)[0], true, false, Bytes);
+    // A converting vcopy has a different width on each side.
+    auto Bytes = [&](unsigned G) {
+      return unsigned(*Op.getIntAttr("lanes") *
+                      bitWidth(Op.getGroup(G)[0]->getType().getDType()) / 8);
+    };
+    Mark(Op.getOperand(0), false, true, Bytes(0));
+    return Mark(Op.getGroup(1)[0], true, false, Bytes(1));
   }
   case OpKind::CpAsync: {
     unsigned Bytes = *Op.getIntAttr("bytes");

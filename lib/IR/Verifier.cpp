@@ -95,6 +95,7 @@ private:
   bool checkBarrier(const Operation &Op);
   bool checkShfl(const Operation &Op);
   bool checkVCopy(const Operation &Op);
+  bool checkConvertingVCopy(const Operation &Op);
   bool checkGemmFlags(const Operation &Op);
   bool checkGemmShapes(const Operation &Op);
   bool checkCpAsync(const Operation &Op);
@@ -865,7 +866,9 @@ bool Verifier::checkShfl(const Operation &Op) {
   return checkStringChoice(Op, "mode", {"xor", "down", "up", "idx"}, true);
 }
 
-/// vcopy %dst[..], %src[..] {lanes = N}: one 1/2/4/8/16-byte access.
+/// vcopy %dst[..], %src[..] {lanes = N}: one 1/2/4/8/16-byte access; a
+/// converting one (element types differ) accesses each memory side with
+/// one access of at most 16 bytes, and registers (local) element-wise.
 bool Verifier::checkVCopy(const Operation &Op) {
   if (Op.getNumGroups() != 2)
     return fail(Op, "expects operands %dst[...], %src[...]");
@@ -875,12 +878,35 @@ bool Verifier::checkVCopy(const Operation &Op) {
   DType Dst = Op.getOperand(0)->getType().getDType();
   DType Src = Op.getGroup(1)[0]->getType().getDType();
   if (Dst != Src)
-    return fail(Op, llvm::Twine("element types differ: ") + irName(Dst) +
-                        " and " + irName(Src));
+    return checkConvertingVCopy(Op);
   int64_t Bits = Op.getIntAttr("lanes").value_or(0) * bitWidth(Dst);
   if (Bits < 8 || Bits > 128 || (Bits & (Bits - 1)) != 0)
     return fail(Op, "requires attribute 'lanes' such that lanes * element "
                     "size is 1, 2, 4, 8 or 16 bytes");
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return true;
+}
+
+/// Both element types whole bytes (no i1, no sub-byte types); lanes a
+/// power of 2 up to 16; each global or shared side at most 16 bytes.
+bool Verifier::checkConvertingVCopy(const Operation &Op) {
+  for (unsigned G : {0u, 1u}) {
+    DType T = Op.getGroup(G)[0]->getType().getDType();
+    if (isBool(T) || bitWidth(T) < 8 || bitWidth(T) % 8 != 0)
+      return fail(Op, llvm::Twine("converting copy of ") + irName(T) +
+                          " elements; element types must be whole bytes, "
+                          "not i1");
+  }
+  int64_t Lanes = Op.getIntAttr("lanes").value_or(0);
+  if (Lanes < 1 || Lanes > 16 || (Lanes & (Lanes - 1)) != 0)
+    return fail(Op, "requires attribute 'lanes' to be 1, 2, 4, 8 or 16");
+  for (unsigned G : {0u, 1u}) {
+    const Type &T = Op.getGroup(G)[0]->getType();
+    if (T.getScope() != Scope::Local && Lanes * bitWidth(T.getDType()) > 128)
+      return fail(Op, llvm::Twine(G ? "source" : "destination") +
+                          " access of a converting copy exceeds 16 bytes");
+  }
   if (!Op.getParentOfKind(OpKind::Kernel))
     return fail(Op, "must be inside a 'kernel'");
   return true;

@@ -26,10 +26,8 @@ tilec::layout::computeWarpPartition(int64_t M, int64_t N, int64_t NumWarps,
       Score = -double(MW);
     else if (Policy == GemmWarpPolicy::FullCol)
       Score = -double(NW);
-    else
-      Score = std::abs((double(M) / (MW * MPerWarp)) /
-                           (double(N) / (NW * NPerWarp)) -
-                       double(M) / N);
+    else // Square: the warp tile with the fewest operand rows + columns.
+      Score = double(M / MW + N / NW);
     if (Score < BestScore) {
       BestScore = Score;
       Best = WarpPartition{MW, NW};

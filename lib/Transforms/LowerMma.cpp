@@ -270,7 +270,8 @@ private:
       });
       return;
     }
-    forLoop(Pairs, "nj", [&](IndexExpr Nj) { loadBTiles(Ks, Nj * 2, 4); });
+    if (Pairs > 0)
+      forLoop(Pairs, "nj", [&](IndexExpr Nj) { loadBTiles(Ks, Nj * 2, 4); });
     if (P.nTiles() % 2)
       loadBTiles(Ks, IndexExpr(P.nTiles() - 1), 2);
   }

@@ -82,9 +82,7 @@ std::optional<MmaPlan> tilec::planMmaGemm(const Operation &Gemm,
   if (!P || !Policy || !mmaTypesSupported(P->In, P->Acc) ||
       P->K % P->instrK() != 0)
     return std::nullopt;
-  auto W = layout::computeWarpPartition(P->M, P->N, Threads / 32, *Policy, 16);
-  if (!W)
-    W = layout::computeWarpPartition(P->M, P->N, Threads / 32, *Policy, 8);
+  auto W = layout::computeWarpPartition(P->M, P->N, Threads / 32, *Policy);
   if (!W)
     return std::nullopt;
   P->MWarps = W->MWarps;

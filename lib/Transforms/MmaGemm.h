@@ -6,9 +6,8 @@
 // Does: planMmaGemm() decides whether the gemm runs on tensor cores with
 //   mma.sync for the target and, if so, how: the instruction (m16n8k16 for
 //   f16/bf16, m16n8k32 for int8/uint8, m16n8k8 for float32 as tf32), the
-//   split of the C tile over the block's warps (computeWarpPartition, with
-//   16-column warp tiles preferred so that one ldmatrix.x4 feeds two
-//   n-tiles of B), and the resulting register fragments of C and of
+//   split of the C tile over the block's warps (computeWarpPartition), and
+//   the resulting register fragments of C and of
 //   fragment operands. The plan is recorded on the gemm as
 //   `mma_warps = [MW, NW], mma_shape = [M, N, K]` (the shape survives
 //   lower-fragments turning the operands into register arrays) and read

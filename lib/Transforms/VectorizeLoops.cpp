@@ -46,12 +46,36 @@ bool isIndexOp(const Operation &Op) {
   }
 }
 
-/// One element move of the loop body, and the width chosen for it.
+/// One element move of the loop body (load, optional cast, store), and the
+/// width chosen for it.
 struct Move {
   Operation *Load;
   Operation *Store;
   int64_t Lanes = 1;
+
+  DType srcType() const { return Load->getResult()->getType().getDType(); }
+  DType dstType() const {
+    return Store->getGroup(1).front()->getType().getDType();
+  }
 };
+
+/// The single use of \p Op's result when its user is in \p Body, else null.
+const Use *soleUseIn(const Operation &Op, const Block &Body) {
+  const Value *X = Op.getResult();
+  if (!X->hasOneUse() || X->getUses()[0].User->getParentBlock() != &Body)
+    return nullptr;
+  return &X->getUses()[0];
+}
+
+/// Whether \p Op is inside a pipelined loop, whose global -> shared
+/// vcopies lower-pipelined turns into (non-converting) cp.async copies.
+bool inPipelinedLoop(const Operation &Op) {
+  for (const Operation *P = Op.getParentOp(); P; P = P->getParentOp())
+    if (P->is(OpKind::For) &&
+        P->getStringAttr("kind") == llvm::StringRef("pipelined"))
+      return true;
+  return false;
+}
 
 class LoopVectorizer {
 public:
@@ -81,12 +105,14 @@ private:
 
   bool hasConstantBounds();
   bool collectMoves();
+  bool collectMove(Operation &Load);
   bool independentMoves() const;
   bool dependsOnVar(const Value *V);
   std::optional<int64_t> coefficientOfVar(const Value *V);
   int64_t multipleAtZero(const Value *V);
   bool alignedAccess(Value *Buffer, llvm::ArrayRef<Value *> Idx, int64_t L,
                      std::set<std::string> &Needed);
+  bool fitsWidth(const Move &M, int64_t L) const;
   int64_t chooseLanes(const Move &M, std::set<std::string> &Needed);
 };
 
@@ -104,22 +130,20 @@ bool LoopVectorizer::hasConstantBounds() {
 }
 
 /// The body is index ops plus loads whose only use is a store of the same
-/// body (the load before the store).
+/// body, directly or through one `cast` used by that store alone (load,
+/// cast, store in this order).
 bool LoopVectorizer::collectMoves() {
   for (Operation &Op : Loop.getBody()) {
     if (Op.is(OpKind::Load)) {
-      Value *X = Op.getResult();
-      if (!X->hasOneUse() || !X->getUses()[0].User->is(OpKind::Store) ||
-          X->getUses()[0].Index != 0 ||
-          X->getUses()[0].User->getParentBlock() != &Loop.getBody())
+      if (!collectMove(Op))
         return false;
-      Moves.push_back({&Op, X->getUses()[0].User});
       continue;
     }
-    if (Op.is(OpKind::Store)) {
+    if (Op.is(OpKind::Store) || Op.is(OpKind::Cast)) {
       const Operation *Def = Op.getOperand(0)->getDefiningOp();
-      if (!Def || !Def->is(OpKind::Load) ||
-          Def->getParentBlock() != &Loop.getBody())
+      if (!Def || Def->getParentBlock() != &Loop.getBody() ||
+          !(Def->is(OpKind::Load) ||
+            (Op.is(OpKind::Store) && Def->is(OpKind::Cast))))
         return false;
       continue;
     }
@@ -127,6 +151,16 @@ bool LoopVectorizer::collectMoves() {
       return false;
   }
   return !Moves.empty();
+}
+
+bool LoopVectorizer::collectMove(Operation &Load) {
+  const Use *U = soleUseIn(Load, Loop.getBody());
+  if (U && U->User->is(OpKind::Cast))
+    U = soleUseIn(*U->User, Loop.getBody());
+  if (!U || !U->User->is(OpKind::Store) || U->Index != 0)
+    return false;
+  Moves.push_back({&Load, U->User});
+  return true;
 }
 
 /// Moving all of one move before the next must not change what is read or
@@ -245,17 +279,41 @@ bool LoopVectorizer::alignedAccess(Value *Buffer, llvm::ArrayRef<Value *> Idx,
   return true;
 }
 
-/// The widest L in {16, 8, 4, 2} dividing the trip count, at most 16 bytes,
-/// that both sides allow; 1 when none does.
+/// Every memory side of an L-lane vcopy is one access of at most 16
+/// bytes; a converting vcopy reads and writes registers (local) element by
+/// element, so its local side has no byte limit.
+bool LoopVectorizer::fitsWidth(const Move &M, int64_t L) const {
+  bool Converting = M.srcType() != M.dstType();
+  auto Fits = [&](const Value *Buffer) {
+    const Type &T = Buffer->getType();
+    return (Converting && T.getScope() == Scope::Local) ||
+           L * bitWidth(T.getDType()) <= 128;
+  };
+  return Fits(M.Load->getOperand(0)) && Fits(M.Store->getGroup(1).front());
+}
+
+/// Whole-byte, non-bool element types; a converting move from global into
+/// shared memory inside a pipelined loop stays scalar (it would be taken
+/// for a cp.async copy).
+bool vectorizableTypes(const Move &M, const Operation &Loop) {
+  for (DType T : {M.srcType(), M.dstType()})
+    if (isBool(T) || bitWidth(T) < 8 || bitWidth(T) % 8 != 0)
+      return false;
+  if (M.srcType() == M.dstType())
+    return true;
+  return M.Load->getOperand(0)->getType().getScope() != Scope::Global ||
+         M.Store->getGroup(1).front()->getType().getScope() != Scope::Shared ||
+         !inPipelinedLoop(Loop);
+}
+
+/// The widest L in {16, 8, 4, 2} dividing the trip count that fits the
+/// access widths and that both sides allow; 1 when none does.
 int64_t LoopVectorizer::chooseLanes(const Move &M,
                                     std::set<std::string> &Needed) {
-  DType Elem = M.Load->getResult()->getType().getDType();
-  unsigned Bits = bitWidth(Elem);
-  if (isBool(Elem) || Bits < 8 || Bits % 8 != 0)
+  if (!vectorizableTypes(M, Loop))
     return 1;
-  int64_t Bytes = Bits / 8;
   for (int64_t L : {16, 8, 4, 2}) {
-    if (Trip % L != 0 || L * Bytes > 16)
+    if (Trip % L != 0 || !fitsWidth(M, L))
       continue;
     std::set<std::string> N;
     if (alignedAccess(M.Load->getOperand(0), M.Load->getGroup(0).drop_front(),
@@ -277,7 +335,7 @@ void LoopVectorizer::rewrite() {
   B.setLoc(Loop.getLoc());
   Var->replaceAllUsesWith(B.createConstInt(0, Var->getType().getDType()));
   for (Operation *Op : Loop.getBody().getOps())
-    if (!Op->is(OpKind::Load) && !Op->is(OpKind::Store))
+    if (isIndexOp(*Op))
       Op->moveBefore(&Loop);
   for (const Move &M : Moves) {
     B.setLoc(M.Store->getLoc());

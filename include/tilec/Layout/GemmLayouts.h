@@ -34,8 +34,10 @@ struct WarpPartition {
 
 /// Splits NumWarps over an M x N tile so that each warp owns a multiple
 /// of 16 rows and NPerWarp columns. FullRow takes the most warps along M,
-/// FullCol the most along N, Square the split whose per-warp tile ratio
-/// is closest to M / N. nullopt when no split divides the tile evenly.
+/// FullCol the most along N, Square the split whose warp tile has the
+/// smallest M + N (the squarest, so each warp loads the fewest operand
+/// elements per mma; ties go to fewer warps along M). nullopt when no split
+/// divides the tile evenly.
 std::optional<WarpPartition> computeWarpPartition(int64_t M, int64_t N,
                                                   int64_t NumWarps,
                                                   GemmWarpPolicy Policy,
