@@ -77,12 +77,16 @@ TILES: Dict[str, Dict[str, int]] = {}
 TILE_FAMILY: Dict[str, str] = {}
 
 
-def _tile(family, block_m, block_n, block_k, stages, threads):
+def _tile(family, block_m, block_n, block_k, stages, threads, min_blocks=0):
     name = f"{block_m}x{block_n}x{block_k}/s{stages}/t{threads}"
+    if min_blocks:
+        name += f"/b{min_blocks}"
     if family != "fp16":
         name = f"{family}:{name}"
     TILES[name] = dict(block_M=block_m, block_N=block_n, block_K=block_k,
                        num_stages=stages, threads=threads)
+    if min_blocks:
+        TILES[name]["min_blocks"] = min_blocks
     TILE_FAMILY[name] = family
     return name
 
@@ -96,6 +100,12 @@ _tile("fp16", 128, 128, 64, 3, 128)
 _tile("fp16", 256, 128, 64, 3, 256)
 _tile("fp16", 128, 256, 64, 3, 256)
 _tile("fp16", 64, 128, 32, 4, 128)
+# Three 4-warp blocks per SM (registers capped by __launch_bounds__), and
+# 8-warp 128x128 blocks (64x32 warp tiles).
+T128x128S4B3 = _tile("fp16", 128, 128, 32, 4, 128, min_blocks=3)
+_tile("fp16", 128, 128, 64, 3, 128, min_blocks=3)
+_tile("fp16", 128, 128, 32, 4, 256)
+_tile("fp16", 128, 256, 32, 4, 256)
 # int8: block_K of at least 64 (64-byte rows).
 T8_128x128 = _tile("int8", 128, 128, 64, 3, 128)
 T8_128x256 = _tile("int8", 128, 256, 64, 3, 256)

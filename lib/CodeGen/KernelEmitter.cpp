@@ -162,8 +162,11 @@ void KernelEmitter::emitSignature() {
   for (size_t I = 0; I != Plan.SymbolArgs.size(); ++I)
     if (E.isBound(Plan.SymbolArgs[I]))
       E.bindSymbol(Plan.Symbols[I], E.get(Plan.SymbolArgs[I]));
+  std::string Bounds = std::to_string(K.numThreads());
+  if (auto MinBlocks = K.Op->getIntAttr("min_blocks_per_sm"))
+    Bounds += ", " + std::to_string(*MinBlocks);
   W.line(fmt::format("extern \"C\" __global__ void __launch_bounds__({})",
-                     K.numThreads()));
+                     Bounds));
   W.line(fmt::format("{}({}) {{", K.Entry, fmt::join(Params, ", ")));
 }
 
@@ -335,8 +338,8 @@ void KernelEmitter::emitConvertingVCopy(const Operation &Op) {
     return W.close();
   }
   std::string Tmp = Names.get("cvt_dst");
-  W.line(fmt::format("__align__(16) {} {}[{}];", E.typeName(To, Op), Tmp,
-                     Lanes));
+  W.line(
+      fmt::format("__align__(16) {} {}[{}];", E.typeName(To, Op), Tmp, Lanes));
   convertInto(Op, In, Tmp);
   W.line(fmt::format(
       "*reinterpret_cast<{0}*>(&{1}) = *reinterpret_cast<const {0}*>({2});",
@@ -345,8 +348,7 @@ void KernelEmitter::emitConvertingVCopy(const Operation &Op) {
 }
 
 /// The source lanes of a converting vcopy as expressions.
-std::vector<Expr> KernelEmitter::readLanes(const Operation &Op,
-                                           int64_t Lanes) {
+std::vector<Expr> KernelEmitter::readLanes(const Operation &Op, int64_t Lanes) {
   const Type &T = Op.getGroup(1)[0]->getType();
   Expr Src = E.element(Op, Op.getGroup(1));
   std::vector<Expr> In;
@@ -356,12 +358,11 @@ std::vector<Expr> KernelEmitter::readLanes(const Operation &Op,
     return In;
   }
   std::string Tmp = Names.get("cvt_src");
-  W.line(fmt::format("__align__(16) {} {}[{}];",
-                     E.typeName(T.getDType(), Op), Tmp, Lanes));
+  W.line(fmt::format("__align__(16) {} {}[{}];", E.typeName(T.getDType(), Op),
+                     Tmp, Lanes));
   W.line(fmt::format(
       "*reinterpret_cast<{0}*>({1}) = *reinterpret_cast<const {0}*>(&{2});",
-      vectorType(unsigned(Lanes * bitWidth(T.getDType()) / 8)), Tmp,
-      Src.Text));
+      vectorType(unsigned(Lanes * bitWidth(T.getDType()) / 8)), Tmp, Src.Text));
   for (int64_t K = 0; K != Lanes; ++K)
     In.push_back({fmt::format("{}[{}]", Tmp, K), PrecPostfix});
   return In;
@@ -382,8 +383,8 @@ void KernelEmitter::convertInto(const Operation &Op,
     return;
   }
   for (size_t K = 0; K != In.size(); ++K)
-    W.line(fmt::format("{}[{}] = {};", Tmp, K,
-                       E.cast(In[K], From, To, Op).Text));
+    W.line(
+        fmt::format("{}[{}] = {};", Tmp, K, E.cast(In[K], From, To, Op).Text));
 }
 
 std::string KernelEmitter::address(const Operation &Op, unsigned G) {

@@ -467,6 +467,9 @@ bool Verifier::checkKernel(const Operation &Op) {
   if (!Threads || Threads->empty() || Threads->size() > 3 ||
       llvm::any_of(*Threads, [](int64_t T) { return T <= 0; }))
     return fail(Op, "requires attribute 'threads': 1 to 3 positive integers");
+  if (Op.getAttr("min_blocks_per_sm") &&
+      Op.getIntAttr("min_blocks_per_sm").value_or(0) <= 0)
+    return fail(Op, "attribute 'min_blocks_per_sm' must be a positive integer");
   return true;
 }
 

@@ -1,9 +1,10 @@
 //===- TileOps.cpp - Tile operators: checks and emission ------------------===//
 //
 // T.copy, T.fill, T.clear, T.gemm, T.reduce_*, T.cumsum, T.atomic_*,
-// T.use_swizzle, T.annotate_layout and the layout constructors. Each
-// handler checks what TileLang checks (operand kinds and scopes, shapes,
-// dtypes, compile-time arguments) and emits one op.
+// T.use_swizzle, T.annotate_layout and the swizzle constructors (T.Layout
+// and T.Fragment are in UserLayouts.cpp). Each handler checks what TileLang
+// checks (operand kinds and scopes, shapes, dtypes, compile-time arguments)
+// and emits one op.
 //
 // Regions: a whole buffer `A`, an element-start form `A[i, j]` (extent
 // unknown, -1, inferred later from the other side of the copy), or a slice
@@ -566,6 +567,25 @@ Value sema::tUseSwizzle(Interp &I, BoundArgs &A) {
   return Value::none();
 }
 
+/// T.annotate_min_blocks_per_sm(n): the kernel's `min_blocks_per_sm`, the
+/// second argument of __launch_bounds__ (ptxas caps registers so that n
+/// blocks fit on one SM).
+Value sema::tMinBlocksPerSM(Interp &I, BoundArgs &A) {
+  auto N = I.constInt(A[0], A.range(0), "min_blocks");
+  if (!N)
+    return Value::poison();
+  if (*N <= 0) {
+    I.error(A.range(0), diag::err_non_positive_extent)
+        << "min_blocks" << std::to_string(*N);
+    return Value::poison();
+  }
+  ir::Operation *Kernel = I.B.getInsertionBlock()->getParentOp();
+  if (!Kernel->is(ir::OpKind::Kernel))
+    Kernel = Kernel->getParentOfKind(ir::OpKind::Kernel);
+  Kernel->setAttr("min_blocks_per_sm", ir::Attribute::integer(*N));
+  return Value::none();
+}
+
 static bool checkLayoutKey(Interp &I, const Value &Key, llvm::SMRange R) {
   auto *Buf = Key.getAs<BufferObj>();
   if (!Buf) {
@@ -612,48 +632,6 @@ Value sema::tAnnotateLayout(Interp &I, BoundArgs &A) {
     I.B.createAnnotateLayout(Key.getAs<BufferObj>()->IR, L->Text);
   }
   return OK ? Value::none() : Value::poison();
-}
-
-static std::optional<std::vector<ir::Dim>> layoutShape(Interp &I,
-                                                       BoundArgs &A) {
-  return I.shapeOf(A[0], A.range(0), "the layout", /*AllowSymbols=*/false,
-                   "layout");
-}
-
-static bool checkLayoutFn(Interp &I, BoundArgs &A, unsigned K, size_t Rank) {
-  if (A[K].isNone())
-    return true;
-  auto *F = A[K].getAs<FunctionObj>();
-  if (!F) {
-    I.error(A.range(K), diag::err_not_callable) << exprText(A.range(K));
-    return false;
-  }
-  if (F->Params->size() != Rank) {
-    I.error(A.range(K), diag::err_bad_layout_annotation)
-        << "the layout function takes " + std::to_string(F->Params->size()) +
-               " arguments, but the shape has rank " + std::to_string(Rank);
-    return false;
-  }
-  return true;
-}
-
-Value sema::tLayout(Interp &I, BoundArgs &A) {
-  auto Shape = layoutShape(I, A);
-  if (!Shape || !checkLayoutFn(I, A, 1, Shape->size()))
-    return Value::poison();
-  return Value::object(std::make_shared<LayoutObj>(
-      "Layout(" + formatDims(*Shape) + ", " + exprText(A.range(1)) + ")"));
-}
-
-Value sema::tFragmentLayout(Interp &I, BoundArgs &A) {
-  auto Shape = layoutShape(I, A);
-  if (!Shape)
-    return Value::poison();
-  for (unsigned K : {1u, 2u, 3u})
-    if (!checkLayoutFn(I, A, K, Shape->size()))
-      return Value::poison();
-  return Value::object(
-      std::make_shared<LayoutObj>("Fragment(" + formatDims(*Shape) + ")"));
 }
 
 Value sema::lMakeSwizzled(Interp &I, BoundArgs &A) {

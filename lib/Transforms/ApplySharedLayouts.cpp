@@ -3,6 +3,7 @@
 #include "ApplySharedLayouts.h"
 #include "IndexExprToIR.h"
 #include "tilec/IR/Builder.h"
+#include "tilec/Layout/LayoutParser.h"
 #include "tilec/Layout/Swizzle.h"
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/SetVector.h"
@@ -40,16 +41,32 @@ std::optional<Layout> tilec::sharedLayoutFromText(llvm::StringRef Text,
   return layout::makeQuarterBankSwizzleLayout(Rows, Cols, ElemBits);
 }
 
-namespace {
-
-bool isElementAccess(const Operation &Op) {
-  return Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
-         Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
-         Op.is(OpKind::Ldmatrix) ||
-         (Op.is(OpKind::Atomic) && !Op.getGroup(1).front()->getType().isBuffer());
+std::optional<Layout> tilec::userSharedLayout(llvm::StringRef Text,
+                                              llvm::ArrayRef<int64_t> Shape,
+                                              std::string &Why) {
+  auto L = layout::parseLayout(Text, Why);
+  if (!L)
+    return std::nullopt;
+  llvm::ArrayRef<int64_t> In = L->getInputShape();
+  if (In.size() > Shape.size() || Shape.take_back(In.size()) != In) {
+    Why = "its input shape does not match the buffer";
+    return std::nullopt;
+  }
+  auto Injective = L->isInjective();
+  if (!Injective) {
+    Why = "it is too large to check that it is injective";
+    return std::nullopt;
+  }
+  if (!*Injective) {
+    Why = "it is not injective: two elements would share an address";
+    return std::nullopt;
+  }
+  if (In.size() == Shape.size())
+    return L;
+  return L->expand(Shape.drop_back(In.size()));
 }
 
-int64_t flatOutput(const Layout &L, llvm::ArrayRef<int64_t> Idx) {
+static int64_t flatOutput(const Layout &L, llvm::ArrayRef<int64_t> Idx) {
   auto Out = L.forward(Idx);
   if (!Out)
     return -1;
@@ -59,17 +76,7 @@ int64_t flatOutput(const Layout &L, llvm::ArrayRef<int64_t> Idx) {
   return Flat;
 }
 
-/// Elements one vcopy or cp_async moves.
-int64_t copiedElements(const Operation &Op) {
-  if (!Op.is(OpKind::CpAsync))
-    return Op.getIntAttr("lanes").value_or(1);
-  unsigned Bits = bitWidth(Op.getGroup(0).front()->getType().getDType());
-  return std::max<int64_t>(1, Op.getIntAttr("bytes").value_or(1) * 8 / Bits);
-}
-
-/// Every V-aligned run of V elements along the last dim stays contiguous
-/// and V-aligned under \p L.
-bool keepsRuns(const Layout &L, int64_t V) {
+bool tilec::keepsRuns(const Layout &L, int64_t V) {
   llvm::ArrayRef<int64_t> Shape = L.getInputShape();
   if (Shape.back() % V != 0 || layout::shapeSize(Shape) > CheckLimit)
     return false;
@@ -88,6 +95,36 @@ bool keepsRuns(const Layout &L, int64_t V) {
   return Ok;
 }
 
+int64_t tilec::widestKeptRun(const Layout &L, int64_t MaxV) {
+  int64_t V = 1;
+  while (V * 2 <= MaxV && keepsRuns(L, V * 2))
+    V *= 2;
+  return V;
+}
+
+namespace {
+
+bool isElementAccess(const Operation &Op) {
+  return Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
+         Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
+         Op.is(OpKind::Ldmatrix) ||
+         (Op.is(OpKind::Atomic) && !Op.getGroup(1).front()->getType().isBuffer());
+}
+
+/// Elements one vcopy, cp_async or ldmatrix row (16 bytes) moves.
+int64_t copiedElements(const Operation &Op, const Value *Buf) {
+  unsigned Bits = bitWidth(Buf->getType().getDType());
+  if (Op.is(OpKind::Ldmatrix))
+    return std::max<int64_t>(1, 128 / Bits);
+  if (!Op.is(OpKind::CpAsync))
+    return Op.getIntAttr("lanes").value_or(1);
+  return std::max<int64_t>(1, Op.getIntAttr("bytes").value_or(1) * 8 / Bits);
+}
+
+bool isUserLayoutText(llvm::StringRef Text) {
+  return Text.startswith("Layout(") || Text.startswith("Fragment(");
+}
+
 class SharedLayoutApplier {
 public:
   SharedLayoutApplier(Operation &Annot, DiagnosticEngine &Diags)
@@ -95,7 +132,15 @@ public:
 
   bool run() {
     std::string Why;
-    auto L = layoutFor(Why);
+    llvm::StringRef Text = Annot.getStringAttr("layout").value_or("");
+    bool User = isUserLayoutText(Text);
+    auto L = User ? userLayout(Text, Why) : layoutFor(Text, Why);
+    if (!L && User) {
+      Diags.report(Annot.getLoc(), diag::err_bad_layout_annotation)
+          << "cannot use '" + Text.str() + "' as the layout of shared buffer '" +
+                 Buf->getNameHint().str() + "': " + Why;
+      return false;
+    }
     if (!L) {
       Diags.report(Annot.getLoc(), diag::warn_shared_layout_not_applied)
           << Buf->getNameHint() << Why;
@@ -132,7 +177,21 @@ private:
   Value *Buf;
   DiagnosticEngine &Diags;
 
-  std::optional<Layout> layoutFor(std::string &Why) {
+  /// A T.Layout written by the user (a T.Fragment is a register layout).
+  std::optional<Layout> userLayout(llvm::StringRef Text, std::string &Why) {
+    auto Shape = Buf->getType().getStaticShape();
+    if (Text.startswith("Fragment("))
+      Why = "a T.Fragment lays out registers; a shared buffer takes a "
+            "T.Layout";
+    else if (!Shape)
+      Why = "the buffer has no static shape";
+    else
+      return userSharedLayout(Text, *Shape, Why);
+    return std::nullopt;
+  }
+
+  /// A swizzle constructor, e.g. `make_swizzled_layout(S)`.
+  std::optional<Layout> layoutFor(llvm::StringRef Text, std::string &Why) {
     const Type &T = Buf->getType();
     auto Shape = T.getStaticShape();
     if (!Shape || Shape->size() < 2) {
@@ -140,7 +199,6 @@ private:
       return std::nullopt;
     }
     int64_t Rows = (*Shape)[Shape->size() - 2], Cols = Shape->back();
-    llvm::StringRef Text = Annot.getStringAttr("layout").value_or("");
     auto L = sharedLayoutFromText(Text, Rows, Cols, bitWidth(T.getDType()));
     if (!L) {
       Why = "'" + Text.str() + "' is not a swizzle the compiler can apply to " +
@@ -154,11 +212,14 @@ private:
   }
 
   /// The library's swizzles permute whole 16-byte chunks and pad by 16
-  /// bytes, so an aligned vcopy (at most 16 bytes) stays contiguous.
+  /// bytes, so an aligned vcopy (at most 16 bytes) stays contiguous; a user
+  /// layout may not (layout-inference narrows the vector copies of T.copy
+  /// to what it keeps, see widestKeptRun).
   bool vcopiesStayContiguous(const Layout &L) {
     for (const Use &U : Buf->getUses())
-      if ((U.User->is(OpKind::VCopy) || U.User->is(OpKind::CpAsync)) &&
-          !keepsRuns(L, copiedElements(*U.User))) {
+      if ((U.User->is(OpKind::VCopy) || U.User->is(OpKind::CpAsync) ||
+           U.User->is(OpKind::Ldmatrix)) &&
+          !keepsRuns(L, copiedElements(*U.User, Buf))) {
         Diags.report(U.User->getLoc(), diag::err_lowering_unsupported)
             << "this vector copy of '" + Buf->getNameHint().str() + "'"
             << "its layout splits the copied run of elements";

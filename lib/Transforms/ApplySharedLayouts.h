@@ -2,25 +2,32 @@
 //
 // Expects: per-thread code (after lower-parallel, lower-gemm, lower-reduce,
 //   lower-fragments): a shared buffer is used only by element accesses
-//   (load, store, element atomic, vcopy) besides `annotate_layout` ops that
-//   Sema left with the text of a layout constructor applied to it:
-//   make_swizzled_layout(X) / make_wgmma_swizzled_layout(X) (the gemm
-//   operand layout of the layout library: 128/64/32-byte swizzle, else
-//   padding), make_full_bank_swizzled_layout(X), make_half_bank_...,
-//   make_quarter_bank_... (that swizzle).
-// Does: for each annotated shared buffer of rank >= 2 with a static shape
-//   (the layout acts on the last two dims; leading dims pass through):
-//   the buffer becomes 1-D, `shared<[P] T>` with P the size of the
-//   layout's output, and every access index becomes the flattened image
-//   of the logical index under the layout (read as expressions,
-//   simplified, emitted as i32 ops). A `vcopy` of V lanes stays one vcopy:
-//   the layouts keep every V-aligned run of V elements along the last dim
-//   contiguous and V-aligned (16-byte chunks are permuted or padded as a
-//   whole, and a vcopy moves at most 16 aligned bytes; checked by
-//   enumeration, an internal error otherwise). The annotation is removed.
-//   Annotations it cannot apply (another layout text, a constructor whose
-//   shape conditions fail, sub-byte element types) are removed with the
-//   warning "layout annotation on shared buffer 'X' is not applied yet".
+//   (load, store, element atomic, vcopy, cp_async, ldmatrix) besides
+//   `annotate_layout` ops whose text is either a layout constructor applied
+//   to it: make_swizzled_layout(X) / make_wgmma_swizzled_layout(X) (the
+//   gemm operand layout of the layout library: 128/64/32-byte swizzle,
+//   else padding), make_full_bank_swizzled_layout(X), make_half_bank_...,
+//   make_quarter_bank_... (that swizzle); or a user layout in the printed
+//   form `Layout([..] -> [..], transform: ...)` (T.Layout, evaluated by
+//   Sema).
+// Does: for each annotated shared buffer with a static shape (a
+//   constructor acts on the last two dims, a user layout on as many
+//   trailing dims as its input has; leading dims pass through): the buffer
+//   becomes 1-D, `shared<[P] T>` with P the size of the layout's output,
+//   and every access index becomes the flattened image of the logical
+//   index under the layout (read as expressions, simplified, emitted as
+//   i32 ops). A `vcopy`/`cp_async` of V elements and an `ldmatrix` row (16
+//   bytes) stay one access: the layout must keep every V-aligned run of V
+//   elements along the last dim contiguous and V-aligned (checked by
+//   enumeration; the constructors permute or pad whole 16-byte chunks,
+//   layout-inference narrows T.copy's vectors to what a user layout
+//   keeps; an error otherwise). The annotation is removed.
+//   A user layout must be injective (padding is allowed) and match the
+//   buffer's shape: otherwise, or for a T.Fragment on a shared buffer, the
+//   error "T.annotate_layout: cannot use '...' as the layout of shared
+//   buffer 'X': why". Constructor annotations it cannot apply (shape
+//   conditions fail, sub-byte element types) are removed with the warning
+//   "layout annotation on shared buffer 'X' is not applied yet".
 // Guarantees: no `annotate_layout` of a shared buffer remains; every
 //   element keeps its own address (the layouts are injective), so the
 //   program's meaning is unchanged and barriers placed before stay valid.
@@ -41,6 +48,22 @@ std::unique_ptr<Pass> createApplySharedLayoutsPass();
 std::optional<layout::Layout> sharedLayoutFromText(llvm::StringRef Text,
                                                    int64_t Rows, int64_t Cols,
                                                    int64_t ElemBits);
+
+/// The user layout `Layout(...)` (printed form, from T.Layout) of a shared
+/// buffer of static shape \p Shape: its input shape must be Shape or its
+/// trailing dims (leading dims, e.g. pipeline stages, pass through), and
+/// it must be injective (checked by enumeration). nullopt with the reason
+/// in \p Why otherwise.
+std::optional<layout::Layout> userSharedLayout(llvm::StringRef Text,
+                                               llvm::ArrayRef<int64_t> Shape,
+                                               std::string &Why);
+
+/// Every V-aligned run of V elements along the last dim stays contiguous
+/// and V-aligned under \p L (by enumeration; false for huge layouts).
+bool keepsRuns(const layout::Layout &L, int64_t V);
+
+/// The largest power of two V <= MaxV with keepsRuns(L, V) (at least 1).
+int64_t widestKeptRun(const layout::Layout &L, int64_t MaxV);
 } // namespace tilec
 
 #endif

@@ -1,4 +1,4 @@
-//===- GemmLayout.cpp - Fragment layouts of CUDA-core gemms ---------------===//
+//===- GemmLayout.cpp - Tensor cores or CUDA cores, and operand layouts ---===//
 
 #include "GemmLayout.h"
 #include "IndexExprToIR.h"
@@ -178,6 +178,7 @@ public:
     if (Gemms.empty())
       return true;
     chooseGrids();
+    unifyWarpRows();
     for (GemmInfo &G : Gemms)
       if (!require(G))
         return false;
@@ -256,6 +257,39 @@ private:
         continue;
       for (size_t I = 0; I != Fma.size(); ++I)
         Fma[I]->Grid = Shared[I];
+      return;
+    }
+  }
+
+  /// Tensor-core gemms of one kernel split their rows over the same number
+  /// of warps when one split fits them all (the first gemm's, else the
+  /// first that fits): a row statistic of one accumulator (attention's
+  /// running max and sum) then lives on the threads that hold the same
+  /// rows of the next one.
+  void unifyWarpRows() {
+    std::vector<MmaPlan *> Plans;
+    for (GemmInfo &G : Gemms)
+      if (G.Mma)
+        Plans.push_back(&*G.Mma);
+    if (Plans.size() < 2)
+      return;
+    int64_t Warps = Threads / 32;
+    auto FitsAll = [&](int64_t MW) {
+      return llvm::all_of(Plans, [&](const MmaPlan *P) {
+        return Warps % MW == 0 && P->M % (16 * MW) == 0 &&
+               P->N % (8 * (Warps / MW)) == 0;
+      });
+    };
+    std::vector<int64_t> Order = {Plans.front()->MWarps};
+    for (int64_t MW = 1; MW <= Warps; ++MW)
+      Order.push_back(MW);
+    for (int64_t MW : Order) {
+      if (!FitsAll(MW))
+        continue;
+      for (MmaPlan *P : Plans) {
+        P->MWarps = MW;
+        P->NWarps = Warps / MW;
+      }
       return;
     }
   }

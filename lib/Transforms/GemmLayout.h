@@ -1,11 +1,20 @@
-//===- GemmLayout.h - Fragment layouts of CUDA-core gemms ------*- C++ -*-===//
+//===- GemmLayout.h - Tensor cores or CUDA cores per T.gemm ----*- C++ -*-===//
 //
 // Expects: kernels after check-target, before layout-inference; each
 //   `gemm %A, %B, %C` has a fragment C and static rank-2 operands (the
 //   verifier checked that op(A) is M x K, op(B) is K x N, C is M x N).
-// Does: chooses, per gemm, how the C tile is split over the block's T
-//   threads for the FMA (CUDA-core) lowering, and pins the fragment
-//   operands to matching layouts:
+// Does: decides per gemm between tensor cores and CUDA cores.
+//   Tensor cores (planMmaGemm in MmaGemm.h: sm_80+, mma.sync types, tiles
+//   that split into 16x8 warp tiles): records `mma_warps`/`mma_shape`,
+//   pins C and fragment operands to the mma fragments, and annotates each
+//   shared operand the user did not annotate with a bank-conflict-free
+//   layout (`make_swizzled_layout`, or `make_padded_layout` for 8-bit
+//   operands with k outer). The tensor-core gemms of a kernel share one
+//   row split over the warps when one fits them all (row statistics then
+//   sit on the same threads for every accumulator).
+//   CUDA cores (everything else) choose how the C tile is split over the
+//   block's T threads for the FMA lowering, and pin the fragment operands
+//   to matching layouts:
 //   - a thread grid TM x TN (TM | M, TN | N, TM * TN <= T, as many threads
 //     as possible): FullRow takes the largest TM, FullCol the largest TN,
 //     Square the grid with the fewest operand loads per k (M/TM + N/TN;

@@ -6,12 +6,9 @@
 // Expects: i32 index values; thread ids and loop variables with known
 // ranges.
 // Does:
-//   - IndexAtoms reads an i32 IR value as an IndexExpr (toExpr): consts,
-//     add/sub/mul/floordiv/floormod/min/max/xor/and become expression nodes;
-//     any other value becomes an atom variable. Atoms get extents where the
-//     IR says the range: `thread_id {dim = d}` -> [0, threads[d]); the
-//     variable of a `for %c0, %cN, %c1` -> [0, N); a `parallel` variable ->
-//     [0, extent). Other atoms are unbounded.
+//   - IndexAtoms (tilec/IR/IndexAtoms.h, shared with Sema) reads an i32 IR
+//     value as an IndexExpr; unknown values become atoms with the range the
+//     IR states for them.
 //   - emitIndexExpr writes an expression back as IR ops (Python floor
 //     semantics map to floordiv/floormod; constants to `const`), with the
 //     atoms bound to IR values.
@@ -21,43 +18,22 @@
 //     output shape, simplified and emitted before the access;
 //   - emitLinearThreadId builds tx = tid0 + X * (tid1 + Y * tid2) for a
 //     kernel with threads = [X, Y, Z] (dims of size 1 are skipped).
-// Guarantees: toExpr never fails (unknown values are atoms), so a value
-// read and re-emitted computes the same number.
+// Guarantees: a value read by IndexAtoms and re-emitted computes the same
+// number.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TRANSFORMS_INDEXEXPRTOIR_H
 #define TILEC_TRANSFORMS_INDEXEXPRTOIR_H
 
 #include "tilec/IR/Builder.h"
+#include "tilec/IR/IndexAtoms.h"
 #include "tilec/Layout/IndexExpr.h"
 #include "tilec/Layout/Layout.h"
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringMap.h"
 
 namespace tilec {
 
-/// Atom variable name -> the IR value it stands for.
-using AtomValues = llvm::StringMap<ir::Value *>;
-
-class IndexAtoms {
-public:
-  /// The expression computing \p V (an integer scalar).
-  layout::IndexExpr toExpr(ir::Value *V);
-  /// A variable standing for V itself, with V's range when known.
-  layout::IndexExpr atom(ir::Value *V);
-  /// Binds \p Name to \p V with range [0, Extent) (Extent <= 0: unbounded).
-  layout::IndexExpr bind(llvm::StringRef Name, ir::Value *V, int64_t Extent);
-
-  const layout::VarExtents &getExtents() const { return Extents; }
-  const AtomValues &getValues() const { return Values; }
-
-private:
-  std::optional<int64_t> rangeOf(ir::Value *V) const;
-
-  llvm::DenseMap<ir::Value *, std::string> Names;
-  AtomValues Values;
-  layout::VarExtents Extents;
-};
+using ir::AtomValues;
+using ir::IndexAtoms;
 
 /// Emits \p E at B's insertion point; every variable of E must be in Vars.
 ir::Value *emitIndexExpr(ir::Builder &B, const layout::IndexExpr &E,

@@ -1,6 +1,7 @@
 //===- LayoutInference.cpp - Fragment and loop layouts --------------------===//
 
 #include "LayoutInference.h"
+#include "ApplySharedLayouts.h"
 #include "IndexExprToIR.h"
 #include "FragmentDerive.h"
 #include "LoopAccess.h"
@@ -50,6 +51,28 @@ static std::optional<Fragment> rowBroadcast(const Fragment &Loop,
   if (PerRow < Threads && Threads % PerRow != 0)
     return std::nullopt;
   return layout::makeBroadcastRowFragment(Rows, Cols, Threads, *V);
+}
+
+/// The widest vector (<= 16 elements) the user layouts (`Layout(...)`
+/// annotations) of the shared buffers \p Loop accesses keep contiguous, so
+/// that apply-shared-layouts can remap every vector copy as a whole.
+static int64_t sharedLayoutRunCap(Operation &Loop) {
+  int64_t Cap = 16;
+  for (const BufferAccess &A : collectAccesses(Loop)) {
+    const Type &T = A.Buffer->getType();
+    auto Shape = T.getStaticShape();
+    if (!T.isBuffer() || T.getScope() != Scope::Shared || !Shape)
+      continue;
+    for (const Use &U : A.Buffer->getUses()) {
+      if (!U.User->is(OpKind::AnnotateLayout))
+        continue;
+      std::string Why;
+      if (auto L = userSharedLayout(
+              U.User->getStringAttr("layout").value_or(""), *Shape, Why))
+        Cap = std::min(Cap, widestKeptRun(*L, Cap));
+    }
+  }
+  return Cap;
 }
 
 /// TileLang's CompleteBufferFragment: the dropped variables are decoded
@@ -258,6 +281,8 @@ private:
       auto F = layout::parseFragment(Text, Error);
       if (F && F->getInputShape() != llvm::ArrayRef<int64_t>(staticShape(Buf)))
         Error = "its shape does not match the buffer";
+      else if (F)
+        Error = checkThreads(*F);
       if (!F || !Error.empty()) {
         Diags.report(Op->getLoc(), diag::err_bad_layout_annotation)
             << "cannot use '" + Text.str() + "' as the layout of fragment '" +
@@ -268,6 +293,16 @@ private:
         return false;
     }
     return true;
+  }
+
+  /// Why a pinned fragment cannot be used in this kernel, or "".
+  std::string checkThreads(const Fragment &F) const {
+    if (F.getThreadExtent() != Threads)
+      return "it is spread over " + std::to_string(F.getThreadExtent()) +
+             " threads, but the kernel has " + std::to_string(Threads);
+    if (!F.asThreadLayout().isInjective().value_or(true))
+      return "two elements would share a thread and register";
+    return "";
   }
 
   /// reduce: dst from src; cumsum: src and dst share a layout.
@@ -423,7 +458,8 @@ private:
 
   void setLoopLayout(LoopState &L, const Fragment &F, int64_t Run) {
     L.Layout = F;
-    L.Vector = chooseVectorWidth(*L.Op, Assumes, Run);
+    L.Vector = chooseVectorWidth(*L.Op, Assumes,
+                                 std::min(Run, sharedLayoutRunCap(*L.Op)));
   }
 
   bool assign(Value *Buf, const Fragment &F, Operation *Source) {

@@ -2,6 +2,7 @@
 
 #include "LowerPipelined.h"
 #include "PipelineSchedule.h"
+#include "PredicatedCopy.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/Support/Diagnostics.h"
@@ -37,19 +38,34 @@ int64_t asyncBytes(const Operation &Op) {
       !isBufferIn(Op.getGroup(1).front(), Scope::Global))
     return 0;
   DType T = Op.getGroup(0).front()->getType().getDType();
+  // A converting vcopy (different dtypes) is not a plain byte copy.
+  if (Op.getGroup(1).front()->getType().getDType() != T)
+    return 0;
   int64_t Bytes = Op.getIntAttr("lanes").value_or(1) * bitWidth(T) / 8;
   return Bytes == 4 || Bytes == 8 || Bytes == 16 ? Bytes : 0;
 }
 
 bool hasAsyncCopy(Operation &Root) {
   bool Found = false;
-  Root.walk([&](Operation &Op) { Found |= asyncBytes(Op) != 0; });
+  Root.walk([&](Operation &Op) {
+    Found |= asyncBytes(Op) != 0 || predicatedCopyBytes(Op) != 0;
+  });
   return Found;
 }
 
-/// Every vcopy under \p Root that cp.async can do becomes a cp_async (Root
-/// itself may be replaced).
+/// Every vcopy under \p Root that cp.async can do becomes a cp_async, and
+/// every bounds-guarded copy loop that predicated cp.async can do exactly
+/// becomes predicated cp_asyncs (Root itself may be replaced).
 void makeAsync(Operation &Root) {
+  std::vector<Operation *> Guarded;
+  Root.walk([&](Operation &Op) {
+    if (predicatedCopyBytes(Op))
+      Guarded.push_back(&Op);
+  });
+  for (Operation *Loop : Guarded)
+    makePredicatedCopy(*Loop);
+  if (llvm::is_contained(Guarded, &Root))
+    return;
   std::vector<Operation *> Copies;
   Root.walk([&](Operation &Op) {
     if (asyncBytes(Op))

@@ -344,7 +344,8 @@ void LoopVectorizer::rewrite() {
     Value *DstBase = Dst.back(), *SrcBase = Src.back();
     for (int64_t K = 0; K != Trip / M.Lanes; ++K) {
       if (K) {
-        Value *Off = B.createConstInt(K * M.Lanes, DstBase->getType().getDType());
+        Value *Off =
+            B.createConstInt(K * M.Lanes, DstBase->getType().getDType());
         Dst.back() = B.createBinary(OpKind::Add, DstBase, Off);
         Src.back() = B.createBinary(OpKind::Add, SrcBase, Off);
       }
