@@ -103,3 +103,27 @@ void tilec::remapThroughLayout(Operation &User, unsigned Group,
   Segments[Group] = 2;
   User.setOperands(Operands, Segments);
 }
+
+void IndexScope::bind(llvm::StringRef Name, Value *V, int64_t Extent) {
+  Vars[Name] = V;
+  Extents[Name] = Extent;
+}
+
+Value *IndexScope::emit(const IndexExpr &E) {
+  return emitIndexExpr(B, layout::simplify(E, Extents), Vars);
+}
+
+void IndexScope::forLoop(int64_t N, llvm::StringRef Kind, llvm::StringRef Name,
+                         llvm::function_ref<void(IndexExpr)> Body) {
+  if (N < 1)
+    return;
+  if (N == 1)
+    return Body(IndexExpr(0));
+  Builder::InsertionGuard Guard(B);
+  Operation *For = B.createFor(B.createConstInt(0), B.createConstInt(N),
+                               B.createConstInt(1), Kind, Name);
+  B.setInsertionPointToEnd(For->getBody());
+  std::string Var = Name.str() + "_" + std::to_string(LoopCount++);
+  bind(Var, For->getBody().getArgument(0), N);
+  Body(IndexExpr::var(Var));
+}

@@ -39,6 +39,29 @@ using ir::IndexAtoms;
 ir::Value *emitIndexExpr(ir::Builder &B, const layout::IndexExpr &E,
                          const AtomValues &Vars);
 
+/// The index variables of one lowering (thread coordinates, loop
+/// variables) with their ranges: expressions over them are simplified with
+/// those ranges and emitted, and `for` loops bind new ones.
+class IndexScope {
+public:
+  explicit IndexScope(ir::Builder &B) : B(B) {}
+
+  /// Binds \p Name to \p V, ranging over [0, Extent).
+  void bind(llvm::StringRef Name, ir::Value *V, int64_t Extent);
+  /// \p E, simplified with the ranges, as IR at B's insertion point.
+  ir::Value *emit(const layout::IndexExpr &E);
+  /// Runs \p Body inside `for iv in [0, N) {Kind}`, passing the variable
+  /// as an expression (directly with 0 when N is 1, nothing when N is 0).
+  void forLoop(int64_t N, llvm::StringRef Kind, llvm::StringRef Name,
+               llvm::function_ref<void(layout::IndexExpr)> Body);
+
+private:
+  ir::Builder &B;
+  AtomValues Vars;
+  layout::VarExtents Extents;
+  unsigned LoopCount = 0;
+};
+
 /// Replaces the indices of operand group \p Group of \p User by the flat
 /// position of their image under \p L (see above).
 void remapThroughLayout(ir::Operation &User, unsigned Group,

@@ -78,9 +78,7 @@ private:
   int64_t K = 1;
   Builder B;
   Value *ARegs = nullptr, *BRegs = nullptr, *BStage = nullptr;
-  AtomValues Vars;
-  layout::VarExtents Extents;
-  unsigned LoopCount = 0;
+  IndexScope Idx{B};
 
   bool fail(const std::string &Why) {
     Diags.report(Gemm.getLoc(), diag::err_lowering_unsupported)
@@ -134,21 +132,19 @@ private:
     IndexExpr Tm = layout::floorDiv(T, G.TN);
     if (Guarded)
       Tm = layout::floorMod(Tm, G.TM);
-    Vars["tm"] = emit(layout::simplify(Tm, Atoms.getExtents()), Atoms);
-    Vars["tn"] = emit(layout::simplify(layout::floorMod(T, G.TN),
-                                       Atoms.getExtents()),
-                      Atoms);
-    Extents["tm"] = G.TM;
-    Extents["tn"] = G.TN;
+    Idx.bind("tm", emit(layout::simplify(Tm, Atoms.getExtents()), Atoms), G.TM);
+    Idx.bind("tn",
+             emit(layout::simplify(layout::floorMod(T, G.TN),
+                                   Atoms.getExtents()),
+                  Atoms),
+             G.TN);
   }
 
   Value *emit(const IndexExpr &E, const IndexAtoms &Atoms) {
     return emitIndexExpr(B, E, Atoms.getValues());
   }
 
-  Value *emit(const IndexExpr &E) {
-    return emitIndexExpr(B, layout::simplify(E, Extents), Vars);
-  }
+  Value *emit(const IndexExpr &E) { return Idx.emit(E); }
 
   IndexExpr row(IndexExpr I) {
     return IndexExpr::var("tm") + IndexExpr(G.TM) * I;
@@ -157,20 +153,9 @@ private:
     return (Jg * G.TN + IndexExpr::var("tn")) * G.VN + Jv;
   }
 
-  /// Runs \p Body inside `for iv in [0, N) {Kind}` (directly with 0 when N
-  /// is 1), passing the variable as an expression.
   void forLoop(int64_t N, llvm::StringRef Kind, llvm::StringRef Name,
-               const std::function<void(IndexExpr)> &Body) {
-    if (N == 1)
-      return Body(IndexExpr(0));
-    Builder::InsertionGuard Guard(B);
-    Operation *For = B.createFor(B.createConstInt(0), B.createConstInt(N),
-                                 B.createConstInt(1), Kind, Name);
-    B.setInsertionPointToEnd(For->getBody());
-    std::string Var = Name.str() + "_" + std::to_string(LoopCount++);
-    Vars[Var] = For->getBody().getArgument(0);
-    Extents[Var] = N;
-    Body(IndexExpr::var(Var));
+               llvm::function_ref<void(IndexExpr)> Body) {
+    Idx.forLoop(N, Kind, Name, Body);
   }
 
   /// Loops over this thread's columns: (register j, column group, lane).

@@ -80,9 +80,7 @@ private:
   Value *ARegs = nullptr, *BRegs = nullptr;
   TileMap CMap, AMap, BMap;
   Builder B;
-  AtomValues Vars;
-  layout::VarExtents Extents;
-  unsigned LoopCount = 0;
+  IndexScope Idx{B};
 
   bool fail(const std::string &Why) {
     Diags.report(Gemm.getLoc(), diag::err_lowering_unsupported)
@@ -159,33 +157,22 @@ private:
     IndexExpr T = Atoms.toExpr(emitLinearThreadId(B, Kernel));
     IndexExpr Warp = floorDiv(T, 32);
     auto Bind = [&](llvm::StringRef Name, IndexExpr E, int64_t Extent) {
-      Vars[Name] = emitIndexExpr(
-          B, layout::simplify(E, Atoms.getExtents()), Atoms.getValues());
-      Extents[Name] = Extent;
+      Idx.bind(Name,
+               emitIndexExpr(B, layout::simplify(E, Atoms.getExtents()),
+                             Atoms.getValues()),
+               Extent);
     };
     Bind("lane", floorMod(T, 32), 32);
     Bind("wm", floorMod(Warp, P.MWarps), P.MWarps);
     Bind("wn", floorMod(floorDiv(Warp, P.MWarps), P.NWarps), P.NWarps);
   }
 
-  Value *emit(const IndexExpr &E) {
-    return emitIndexExpr(B, layout::simplify(E, Extents), Vars);
-  }
+  Value *emit(const IndexExpr &E) { return Idx.emit(E); }
 
-  /// Runs Body inside `for iv in [0, N) {unroll}` (directly with 0 when N
-  /// is 1).
+  /// An unrolled loop over instruction tiles or k steps.
   void forLoop(int64_t N, llvm::StringRef Name,
-               const std::function<void(IndexExpr)> &Body) {
-    if (N == 1)
-      return Body(IndexExpr(0));
-    Builder::InsertionGuard Guard(B);
-    Operation *For = B.createFor(B.createConstInt(0), B.createConstInt(N),
-                                 B.createConstInt(1), "unroll", Name);
-    B.setInsertionPointToEnd(For->getBody());
-    std::string Var = Name.str() + "_" + std::to_string(LoopCount++);
-    Vars[Var] = For->getBody().getArgument(0);
-    Extents[Var] = N;
-    Body(IndexExpr::var(Var));
+               llvm::function_ref<void(IndexExpr)> Body) {
+    Idx.forLoop(N, "unroll", Name, Body);
   }
 
   Value *allocRegs(int64_t Count, llvm::StringRef Name) {
@@ -270,8 +257,7 @@ private:
       });
       return;
     }
-    if (Pairs > 0)
-      forLoop(Pairs, "nj", [&](IndexExpr Nj) { loadBTiles(Ks, Nj * 2, 4); });
+    forLoop(Pairs, "nj", [&](IndexExpr Nj) { loadBTiles(Ks, Nj * 2, 4); });
     if (P.nTiles() % 2)
       loadBTiles(Ks, IndexExpr(P.nTiles() - 1), 2);
   }
