@@ -245,8 +245,8 @@ void KernelEmitter::emitOp(const Operation &Op) {
   case OpKind::CpAsyncCommit:
     return W.line("tilec::cpAsyncCommit();");
   case OpKind::CpAsyncWait:
-    return W.line(fmt::format("tilec::cpAsyncWait<{}>();",
-                              *Op.getIntAttr("pending")));
+    return W.line(
+        fmt::format("tilec::cpAsyncWait<{}>();", *Op.getIntAttr("pending")));
   case OpKind::Ldmatrix:
     return emitLdmatrix(Op);
   case OpKind::Mma:
@@ -396,16 +396,14 @@ void KernelEmitter::emitCpAsync(const Operation &Op) {
   std::string Pred;
   if (Op.getNumGroups() == 3)
     Pred = ", " + E.get(Op.getGroup(2)[0]).Text;
-  W.line(fmt::format("tilec::cpAsync<{}>({}, {}{});",
-                     *Op.getIntAttr("bytes"), address(Op, 0), address(Op, 1),
-                     Pred));
+  W.line(fmt::format("tilec::cpAsync<{}>({}, {}{});", *Op.getIntAttr("bytes"),
+                     address(Op, 0), address(Op, 1), Pred));
 }
 
 void KernelEmitter::emitLdmatrix(const Operation &Op) {
   W.line(fmt::format("tilec::ldmatrix<{}, {}>({}, {});",
                      *Op.getIntAttr("count"),
-                     Op.getBoolAttr("trans").value_or(false) ? "true"
-                                                             : "false",
+                     Op.getBoolAttr("trans").value_or(false) ? "true" : "false",
                      address(Op, 0), address(Op, 1)));
 }
 

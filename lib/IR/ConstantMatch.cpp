@@ -1,4 +1,5 @@
-//===- ConstantMatch.cpp - Reading constants out of the IR ------------------===//
+//===- ConstantMatch.cpp - Reading constants out of the IR
+//------------------===//
 
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/IR/Operation.h"

@@ -1,4 +1,5 @@
-//===- CheckTarget.cpp - Checks that need to know the target GPU ------------===//
+//===- CheckTarget.cpp - Checks that need to know the target GPU
+//------------===//
 
 #include "CheckTarget.h"
 #include "tilec/IR/Operation.h"
@@ -18,12 +19,14 @@ std::map<const Value *, int64_t> pipelineStages(Operation &Kernel) {
     if (!Op.is(OpKind::Copy))
       return;
     Value *Dst = Op.getGroup(1).front();
-    for (Operation *P = Op.getParentOp(); P && P != &Kernel; P = P->getParentOp()) {
+    for (Operation *P = Op.getParentOp(); P && P != &Kernel;
+         P = P->getParentOp()) {
       std::optional<llvm::StringRef> Kind = P->getStringAttr("kind");
       if (!P->is(OpKind::For) || !Kind || *Kind != "pipelined")
         continue;
       int64_t N = P->getIntAttr("num_stages").value_or(0);
-      if (N > 1 && Dst->getParentBlock() && !P->isAncestorOf(Dst->getDefiningOp()))
+      if (N > 1 && Dst->getParentBlock() &&
+          !P->isAncestorOf(Dst->getDefiningOp()))
         Stages[Dst] = std::max(Stages[Dst], N);
     }
   });
@@ -82,9 +85,10 @@ private:
   bool checkGemmDTypes(Operation &Gemm, PassContext &Ctx) {
     for (Value *V : Gemm.getOperands()) {
       DType T = V->getType().getDType();
-      bool Unsupported = isSubByte(T) ||
-                         (isFp8(T) && (Ctx.Tgt.isCUDA() ? Ctx.Tgt.SmVersion < 89
-                                                        : Ctx.Tgt.Name == "gfx90a"));
+      bool Unsupported =
+          isSubByte(T) ||
+          (isFp8(T) && (Ctx.Tgt.isCUDA() ? Ctx.Tgt.SmVersion < 89
+                                         : Ctx.Tgt.Name == "gfx90a"));
       if (!Unsupported)
         continue;
       Ctx.Diags.report(Gemm.getLoc(), diag::err_dtype_unsupported_on_target)

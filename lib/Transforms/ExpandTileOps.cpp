@@ -124,8 +124,8 @@ private:
       return unsupported("a region without an extent"), std::nullopt;
     for (const Attribute &E : A->getArray()) {
       if (!E.isInt() || E.getInt() < 1) {
-        std::string What = E.isString() ? "'" + E.getString().str() + "'"
-                                         : E.str();
+        std::string What =
+            E.isString() ? "'" + E.getString().str() + "'" : E.str();
         unsupported("a region of symbolic or unknown extent " + What);
         return std::nullopt;
       }
@@ -175,8 +175,8 @@ private:
     std::vector<Value *> Idx;
     for (unsigned D = 0; D != R.Extent.size(); ++D) {
       Value *Start = R.Starts.empty() ? nullptr : R.Starts[D];
-      bool Iterates = R.Extent[D] != 1 ||
-                      (NonUnit == 0 && D + 1 == R.Extent.size());
+      bool Iterates =
+          R.Extent[D] != 1 || (NonUnit == 0 && D + 1 == R.Extent.size());
       Value *Iv = Iterates ? Ivs[Next++] : nullptr;
       if (!Start || isConstantInt(Start, 0))
         Idx.push_back(Iv ? Iv : B.createConstInt(0));

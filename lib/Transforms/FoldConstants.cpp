@@ -1,4 +1,5 @@
-//===- FoldConstants.cpp - Constant folding, simplification, CSE, DCE -------===//
+//===- FoldConstants.cpp - Constant folding, simplification, CSE, DCE
+//-------===//
 
 #include "FoldConstants.h"
 #include "tilec/IR/Builder.h"
@@ -83,9 +84,8 @@ private:
 
   Value *makeConst(const Constant &C, DType T) {
     if (isFloat(T))
-      return B.createConstFloat(T == DType::Float32 ? double(float(C.Float))
-                                                    : C.Float,
-                                T);
+      return B.createConstFloat(
+          T == DType::Float32 ? double(float(C.Float)) : C.Float, T);
     if (T == DType::Bool)
       return B.createConstBool(C.Int != 0);
     return B.createConstInt(wrapToDType(C.Int, T), T);
@@ -140,9 +140,15 @@ private:
     if (T != DType::Bool)
       return nullptr;
     if (Op.is(OpKind::And))
-      return (ROne ? X : LOne ? Y : (RZero || LZero) ? makeConst(Constant::ofInt(0), T) : nullptr);
+      return (ROne               ? X
+              : LOne             ? Y
+              : (RZero || LZero) ? makeConst(Constant::ofInt(0), T)
+                                 : nullptr);
     if (Op.is(OpKind::Or))
-      return (RZero ? X : LZero ? Y : (ROne || LOne) ? makeConst(Constant::ofInt(1), T) : nullptr);
+      return (RZero            ? X
+              : LZero          ? Y
+              : (ROne || LOne) ? makeConst(Constant::ofInt(1), T)
+                               : nullptr);
     return nullptr;
   }
 

@@ -1,4 +1,5 @@
-//===- FoldConstants.h - Constant folding, simplification, CSE, DCE -*- C++ -*-===//
+//===- FoldConstants.h - Constant folding, simplification, CSE, DCE -*- C++
+//-*-===//
 //
 // Expects: any verified module.
 // Does: folds scalar ops whose operands are constants (integers wrap to

@@ -22,8 +22,7 @@ static IndexExpr flatIndex(llvm::ArrayRef<int64_t> Shape) {
 
 Fragment tilec::makeFullyReplicatedFragment(llvm::ArrayRef<int64_t> Shape,
                                             int64_t Threads) {
-  return Fragment(Shape, {flatIndex(Shape)}, Fragment::replicateVar(),
-                  Threads);
+  return Fragment(Shape, {flatIndex(Shape)}, Fragment::replicateVar(), Threads);
 }
 
 namespace {
@@ -266,8 +265,7 @@ private:
     std::unordered_map<int64_t, int64_t> Owner;
     for (int64_t P = 0, N = Regs.size(); P != N; ++P)
       for (int64_t R = 0; R != Replicas; ++R) {
-        auto [It, New] =
-            Owner.emplace(Table[entry(P, R)] * Span + Regs[P], P);
+        auto [It, New] = Owner.emplace(Table[entry(P, R)] * Span + Regs[P], P);
         if (!New && It->second != P)
           return false;
       }

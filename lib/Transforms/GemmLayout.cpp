@@ -31,9 +31,8 @@ std::optional<GemmWarpPolicy> tilec::parseGemmPolicy(llvm::StringRef Name) {
   return std::nullopt;
 }
 
-std::optional<FmaGemmGrid> tilec::makeFmaGrid(int64_t M, int64_t N,
-                                              int64_t TM, int64_t TN,
-                                              int64_t VN) {
+std::optional<FmaGemmGrid> tilec::makeFmaGrid(int64_t M, int64_t N, int64_t TM,
+                                              int64_t TN, int64_t VN) {
   if (M < 1 || N < 1 || TM < 1 || TN < 1 || VN < 1 || M % TM || N % TN ||
       (N / TN) % VN)
     return std::nullopt;
@@ -114,8 +113,8 @@ Fragment tilec::makeFmaFragmentA(const FmaGemmGrid &G, int64_t K,
   IndexExpr Kv = Fragment::inputVar(Transposed ? 0 : 1);
   IndexExpr Thread = rowGroup(G, Row) * G.TN + replicaVar(G.TN);
   IndexExpr Reg = rowSlot(G, Row) * K + Kv;
-  layout::Shape Shape = Transposed ? layout::Shape{K, G.M}
-                                   : layout::Shape{G.M, K};
+  layout::Shape Shape =
+      Transposed ? layout::Shape{K, G.M} : layout::Shape{G.M, K};
   return Fragment(Shape, {Reg}, Thread, G.TN);
 }
 
@@ -125,8 +124,8 @@ Fragment tilec::makeFmaFragmentB(const FmaGemmGrid &G, int64_t K,
   IndexExpr Kv = Fragment::inputVar(Transposed ? 1 : 0);
   IndexExpr Thread = replicaVar(G.TM) * G.TN + colGroup(G, Col);
   IndexExpr Reg = colSlot(G, Col) * K + Kv;
-  layout::Shape Shape = Transposed ? layout::Shape{G.N, K}
-                                   : layout::Shape{K, G.N};
+  layout::Shape Shape =
+      Transposed ? layout::Shape{G.N, K} : layout::Shape{K, G.N};
   return Fragment(Shape, {Reg}, Thread, G.TM);
 }
 
@@ -153,8 +152,7 @@ struct Requirement {
 };
 
 bool isFragment(const Value *V) {
-  return V->getType().isBuffer() &&
-         V->getType().getScope() == Scope::Fragment;
+  return V->getType().isBuffer() && V->getType().getScope() == Scope::Fragment;
 }
 
 std::string name(const Value *V) { return V->getNameHint().str(); }
@@ -246,8 +244,8 @@ private:
     for (const FmaGemmGrid &Candidate : Ranked.front()) {
       std::vector<FmaGemmGrid> Shared;
       for (size_t I = 0; I != Fma.size(); ++I) {
-        auto G = makeFmaGrid(Fma[I]->M, Fma[I]->N, Candidate.TM, Candidate.TN,
-                             1);
+        auto G =
+            makeFmaGrid(Fma[I]->M, Fma[I]->N, Candidate.TM, Candidate.TN, 1);
         if (!G || G->threads() != Ranked[I].front().threads())
           break;
         G->VN = columnGroup(G->colsPerThread());
@@ -317,12 +315,11 @@ private:
   /// along 16-byte rows: the 128/64/32-byte XOR swizzles.
   void requireSwizzle(Value *Buf, bool KInner, int64_t Bits) {
     if (isFragment(Buf) || hasUserLayout(Buf) ||
-        llvm::any_of(SharedLayouts, [&](const auto &S) {
-          return S.first == Buf;
-        }))
+        llvm::any_of(SharedLayouts,
+                     [&](const auto &S) { return S.first == Buf; }))
       return;
-    const char *Fn = Bits == 8 && !KInner ? "make_padded_layout"
-                                          : "make_swizzled_layout";
+    const char *Fn =
+        Bits == 8 && !KInner ? "make_padded_layout" : "make_swizzled_layout";
     SharedLayouts.push_back({Buf, std::string(Fn) + "(" + name(Buf) + ")"});
   }
 
@@ -336,8 +333,8 @@ private:
     if (G.Mma)
       return requireMma(G);
     Operation &Op = *G.Op;
-    Op.setAttr("fma_grid", Attribute::intArray({G.Grid.TM, G.Grid.TN,
-                                                G.Grid.VN}));
+    Op.setAttr("fma_grid",
+               Attribute::intArray({G.Grid.TM, G.Grid.TN, G.Grid.VN}));
     if (!require(Op.getOperand(2), makeFmaFragmentC(G.Grid), Op, "C"))
       return false;
     Value *A = Op.getOperand(0), *B = Op.getOperand(1);

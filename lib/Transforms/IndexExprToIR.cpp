@@ -49,8 +49,8 @@ Value *tilec::emitIndexExpr(Builder &B, const IndexExpr &E,
 
 int64_t tilec::kernelThreadCount(const Operation &Kernel) {
   int64_t N = 1;
-  for (int64_t T : Kernel.getIntArrayAttr("threads").value_or(
-           std::vector<int64_t>{1}))
+  for (int64_t T :
+       Kernel.getIntArrayAttr("threads").value_or(std::vector<int64_t>{1}))
     N *= T;
   return N;
 }

@@ -1,4 +1,5 @@
-//===- InferCopyExtents.cpp - Complete the regions of T.copy ----------------===//
+//===- InferCopyExtents.cpp - Complete the regions of T.copy
+//----------------===//
 
 #include "InferCopyExtents.h"
 #include "tilec/IR/ConstantMatch.h"
@@ -81,8 +82,10 @@ private:
       Diags.report(Op.getLoc(), diag::err_copy_unknown_extent);
       return false;
     }
-    std::optional<Extent> NewSrc = isComplete(Src) ? Src : alignToRank(Dst, SrcRank);
-    std::optional<Extent> NewDst = isComplete(Dst) ? Dst : alignToRank(Src, DstRank);
+    std::optional<Extent> NewSrc =
+        isComplete(Src) ? Src : alignToRank(Dst, SrcRank);
+    std::optional<Extent> NewDst =
+        isComplete(Dst) ? Dst : alignToRank(Src, DstRank);
     if (!NewSrc || !NewDst || withoutOnes(*NewSrc) != withoutOnes(*NewDst)) {
       Diags.report(Op.getLoc(), diag::err_copy_shape_mismatch)
           << describe(Src) << describe(Dst);
@@ -104,8 +107,9 @@ private:
       const Dim &Size = BufTy.getDims()[D];
       if (!Size.isStatic() || !E[D].isInt())
         continue;
-      std::optional<int64_t> Start =
-          D + 1 < G.size() ? matchConstantInt(G[D + 1]) : std::optional<int64_t>(0);
+      std::optional<int64_t> Start = D + 1 < G.size()
+                                         ? matchConstantInt(G[D + 1])
+                                         : std::optional<int64_t>(0);
       int64_t Lo = Start.value_or(0);
       if (E[D].getInt() <= Size.getValue() && Lo >= 0 &&
           (!Start || Lo + E[D].getInt() <= Size.getValue()))

@@ -175,7 +175,6 @@ struct AccessSpace {
   std::vector<int64_t> Shape;
 };
 
-
 /// Decides whether two exact accesses of one buffer can touch one element
 /// from two different threads, by evaluating their indices for every
 /// thread and every value of the loop variables they use, skipping points

@@ -20,7 +20,8 @@ int64_t tilec::knownMultiple(const Value *V) {
     return 1;
   switch (Def->getKind()) {
   case OpKind::Mul:
-    return knownMultiple(Def->getOperand(0)) * knownMultiple(Def->getOperand(1));
+    return knownMultiple(Def->getOperand(0)) *
+           knownMultiple(Def->getOperand(1));
   case OpKind::Add:
   case OpKind::Sub:
     return std::gcd(knownMultiple(Def->getOperand(0)),
@@ -133,8 +134,8 @@ Affine affineOf(const Operation &Loop, const Value *V) {
     return A;
   }
   const Operation *Def = V->getDefiningOp();
-  if (!Def || !(Def->is(OpKind::Add) || Def->is(OpKind::Sub) ||
-                Def->is(OpKind::Mul))) {
+  if (!Def ||
+      !(Def->is(OpKind::Add) || Def->is(OpKind::Sub) || Def->is(OpKind::Mul))) {
     A.Ok = false;
     return A;
   }
@@ -225,8 +226,7 @@ bool allows(const Operation &Loop, const BufferAccess &A, int64_t V,
 } // namespace
 
 int64_t tilec::chooseVectorWidth(Operation &Loop,
-                                 std::set<std::string> &Assumes,
-                                 int64_t MaxV) {
+                                 std::set<std::string> &Assumes, int64_t MaxV) {
   std::vector<int64_t> Extents = extentsOf(Loop);
   std::vector<BufferAccess> Accesses = collectAccesses(Loop);
   for (int64_t V : {16, 8, 4, 2}) {

@@ -14,9 +14,9 @@ namespace {
 
 /// Ops whose buffer groups are single-element accesses this pass rewrites.
 bool isElementAccess(const Operation &Op) {
-  return Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
-         Op.is(OpKind::VCopy) || (Op.is(OpKind::Atomic) &&
-                                  !Op.getGroup(1).front()->getType().isBuffer());
+  return Op.is(OpKind::Load) || Op.is(OpKind::Store) || Op.is(OpKind::VCopy) ||
+         (Op.is(OpKind::Atomic) &&
+          !Op.getGroup(1).front()->getType().isBuffer());
 }
 
 class FragmentLowering {

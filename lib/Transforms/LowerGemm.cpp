@@ -18,8 +18,7 @@ using layout::IndexExpr;
 namespace {
 
 bool isFragment(const Value *V) {
-  return V->getType().isBuffer() &&
-         V->getType().getScope() == Scope::Fragment;
+  return V->getType().isBuffer() && V->getType().getScope() == Scope::Fragment;
 }
 
 std::string name(const Value *V) { return V->getNameHint().str(); }
@@ -27,9 +26,8 @@ std::string name(const Value *V) { return V->getNameHint().str(); }
 class GemmLowering {
 public:
   GemmLowering(Operation &Gemm, DiagnosticEngine &Diags)
-      : Gemm(Gemm), Diags(Diags), A(Gemm.getOperand(0)),
-        Bm(Gemm.getOperand(1)), C(Gemm.getOperand(2)),
-        Acc(C->getType().getDType()),
+      : Gemm(Gemm), Diags(Diags), A(Gemm.getOperand(0)), Bm(Gemm.getOperand(1)),
+        C(Gemm.getOperand(2)), Acc(C->getType().getDType()),
         TransA(Gemm.getBoolAttr("transpose_a").value_or(false)),
         TransB(Gemm.getBoolAttr("transpose_b").value_or(false)) {}
 
@@ -44,15 +42,15 @@ public:
     BRegs = B.createAlloc(
         Type::buffer(Scope::Local, {Dim(G.colsPerThread())}, Acc), "gemm_b");
     if (vectorB() && Bm->getType().getDType() != Acc)
-      BStage = B.createAlloc(Type::buffer(Scope::Local,
-                                          {Dim(G.colsPerThread())},
-                                          Bm->getType().getDType()),
-                             "gemm_b_in");
+      BStage =
+          B.createAlloc(Type::buffer(Scope::Local, {Dim(G.colsPerThread())},
+                                     Bm->getType().getDType()),
+                        "gemm_b_in");
     Value *Tx = emitLinearThreadId(B, *Kernel);
     int64_t Threads = kernelThreadCount(*Kernel);
     if (G.threads() < Threads) {
-      Operation *If =
-          B.createIf(B.createCmp(CmpPred::Lt, Tx, B.createConstInt(G.threads())));
+      Operation *If = B.createIf(
+          B.createCmp(CmpPred::Lt, Tx, B.createConstInt(G.threads())));
       B.setInsertionPointToEnd(If->getBody(0));
     }
     bindThreadCoords(Tx, G.threads() < Threads);
@@ -133,11 +131,11 @@ private:
     if (Guarded)
       Tm = layout::floorMod(Tm, G.TM);
     Idx.bind("tm", emit(layout::simplify(Tm, Atoms.getExtents()), Atoms), G.TM);
-    Idx.bind("tn",
-             emit(layout::simplify(layout::floorMod(T, G.TN),
-                                   Atoms.getExtents()),
-                  Atoms),
-             G.TN);
+    Idx.bind(
+        "tn",
+        emit(layout::simplify(layout::floorMod(T, G.TN), Atoms.getExtents()),
+             Atoms),
+        G.TN);
   }
 
   Value *emit(const IndexExpr &E, const IndexAtoms &Atoms) {
@@ -159,12 +157,11 @@ private:
   }
 
   /// Loops over this thread's columns: (register j, column group, lane).
-  void forColumns(const std::function<void(IndexExpr, IndexExpr, IndexExpr)>
-                      &Body) {
+  void
+  forColumns(const std::function<void(IndexExpr, IndexExpr, IndexExpr)> &Body) {
     forLoop(G.colGroups(), "unroll", "jg", [&](IndexExpr Jg) {
-      forLoop(G.VN, "unroll", "jv", [&](IndexExpr Jv) {
-        Body(Jg * G.VN + Jv, Jg, Jv);
-      });
+      forLoop(G.VN, "unroll", "jv",
+              [&](IndexExpr Jv) { Body(Jg * G.VN + Jv, Jg, Jv); });
     });
   }
 
@@ -175,8 +172,8 @@ private:
   //===--- The gemm -------------------------------------------------------===//
 
   void emitClear() {
-    Value *Zero = isFloat(Acc) ? B.createConstFloat(0.0, Acc)
-                               : B.createConstInt(0, Acc);
+    Value *Zero =
+        isFloat(Acc) ? B.createConstFloat(0.0, Acc) : B.createConstInt(0, Acc);
     forLoop(G.rowsPerThread(), "unroll", "i", [&](IndexExpr I) {
       forColumns([&](IndexExpr, IndexExpr Jg, IndexExpr Jv) {
         B.createStore(Zero, C, {emit(row(I)), emit(col(Jg, Jv))});
@@ -195,8 +192,7 @@ private:
   /// A shared B read along its rows in VN-wide accesses of 2 to 16 bytes.
   bool vectorB() const {
     int64_t Bits = G.VN * bitWidth(Bm->getType().getDType());
-    return !TransB && !isFragment(Bm) && G.VN > 1 && Bits >= 16 &&
-           Bits <= 128;
+    return !TransB && !isFragment(Bm) && G.VN > 1 && Bits >= 16 && Bits <= 128;
   }
 
   void loadB(IndexExpr Kv) {

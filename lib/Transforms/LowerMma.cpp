@@ -60,8 +60,8 @@ public:
       if (P.kSteps() > 1) {
         Builder::InsertionGuard Guard(B);
         Value *Next = emit(Ks + IndexExpr(1));
-        Operation *If = B.createIf(B.createCmp(
-            CmpPred::Lt, Next, B.createConstInt(P.kSteps())));
+        Operation *If = B.createIf(
+            B.createCmp(CmpPred::Lt, Next, B.createConstInt(P.kSteps())));
         B.setInsertionPointToEnd(If->getBody(0));
         loadA(Ks + IndexExpr(1));
         loadB(Ks + IndexExpr(1));
@@ -88,7 +88,8 @@ private:
     return false;
   }
 
-  //===--- Register maps of fragment operands ------------------------------===//
+  //===--- Register maps of fragment operands
+  //------------------------------===//
 
   bool mapOperands() {
     CoordFn CC = [&](IndexExpr Mi, IndexExpr Ni, int64_t E) {
@@ -99,14 +100,14 @@ private:
     CoordFn CA = [&](IndexExpr Mi, IndexExpr Ks, int64_t E) {
       return mmaCoordA(P, Mi, Ks, E);
     };
-    if (!isShared(A) && !mapTiles(P.fragmentA(), CA, P.mTiles(), P.kSteps(),
-                                  P.aElems(), AMap))
+    if (!isShared(A) &&
+        !mapTiles(P.fragmentA(), CA, P.mTiles(), P.kSteps(), P.aElems(), AMap))
       return fail("its A fragment's register layout does not match mma");
     CoordFn CB = [&](IndexExpr Ni, IndexExpr Ks, int64_t E) {
       return mmaCoordB(P, Ni, Ks, E);
     };
-    if (!isShared(Bm) && !mapTiles(P.fragmentB(), CB, P.nTiles(), P.kSteps(),
-                                   P.bElems(), BMap))
+    if (!isShared(Bm) &&
+        !mapTiles(P.fragmentB(), CB, P.nTiles(), P.kSteps(), P.bElems(), BMap))
       return fail("its B fragment's register layout does not match mma");
     return true;
   }
@@ -120,7 +121,8 @@ private:
     Env["wm"] = Warp % P.MWarps;
     Env["wn"] = Warp / P.MWarps;
     TileCoords TC = Coords(IndexExpr(T1), IndexExpr(T2), E);
-    auto Row = layout::evaluate(TC.Row, Env), Col = layout::evaluate(TC.Col, Env);
+    auto Row = layout::evaluate(TC.Row, Env),
+         Col = layout::evaluate(TC.Col, Env);
     if (!Row || !Col)
       return -1;
     int64_t Idx[] = {*Row, *Col};
@@ -150,7 +152,8 @@ private:
     return true;
   }
 
-  //===--- Index arithmetic ------------------------------------------------===//
+  //===--- Index arithmetic
+  //------------------------------------------------===//
 
   void bindWarp(Operation &Kernel) {
     IndexAtoms Atoms;
@@ -179,22 +182,22 @@ private:
     return B.createAlloc(Type::buffer(Scope::Local, {Dim(Count)}, P.In), Name);
   }
 
-  //===--- The gemm --------------------------------------------------------===//
+  //===--- The gemm
+  //--------------------------------------------------------===//
 
   void emitClear() {
     DType Acc = P.Acc;
-    Value *Zero = isFloat(Acc) ? B.createConstFloat(0.0, Acc)
-                               : B.createConstInt(0, Acc);
+    Value *Zero =
+        isFloat(Acc) ? B.createConstFloat(0.0, Acc) : B.createConstInt(0, Acc);
     int64_t Count = P.fragmentC().getRegisterCount();
-    forLoop(Count, "r", [&](IndexExpr R) {
-      B.createStore(Zero, C, {emit(R)});
-    });
+    forLoop(Count, "r",
+            [&](IndexExpr R) { B.createStore(Zero, C, {emit(R)}); });
   }
 
   void ldmatrix(Value *Dst, IndexExpr Off, Value *Src, TileCoords At,
                 int64_t Count, bool Trans) {
-    B.create(OpKind::Ldmatrix, {Dst, emit(Off), Src, emit(At.Row), emit(At.Col)},
-             {2, 3}, {},
+    B.create(OpKind::Ldmatrix,
+             {Dst, emit(Off), Src, emit(At.Row), emit(At.Col)}, {2, 3}, {},
              {{"count", Attribute::integer(Count)},
               {"trans", Attribute::boolean(Trans)}});
   }
@@ -235,10 +238,10 @@ private:
                          K0 + floorDiv(Q, 2) * rowChunk()},
                         4, false);
       if (P.inBits() == 16)
-        return ldmatrix(ARegs, Off, A,
-                        {K0 + floorDiv(Q, 2) * 8 + R,
-                         tileRow(Mi) + floorMod(Q, 2) * 8},
-                        4, true);
+        return ldmatrix(
+            ARegs, Off, A,
+            {K0 + floorDiv(Q, 2) * 8 + R, tileRow(Mi) + floorMod(Q, 2) * 8}, 4,
+            true);
       loadElements(ARegs, Off, A, P.aElems(),
                    [&](int64_t E) { return mmaCoordA(P, Mi, Ks, E); });
     });
@@ -251,8 +254,7 @@ private:
     bool Ld = P.TransB || P.inBits() == 16;
     if (!Ld) {
       forLoop(P.nTiles(), "ni", [&](IndexExpr Ni) {
-        loadElements(BRegs, (Ks * P.nTiles() + Ni) * P.bElems(), Bm,
-                     P.bElems(),
+        loadElements(BRegs, (Ks * P.nTiles() + Ni) * P.bElems(), Bm, P.bElems(),
                      [&](int64_t E) { return mmaCoordB(P, Ni, Ks, E); });
       });
       return;
@@ -279,10 +281,10 @@ private:
   void emitMmas(IndexExpr Ks) {
     forLoop(P.mTiles(), "mi", [&](IndexExpr Mi) {
       forLoop(P.nTiles(), "ni", [&](IndexExpr Ni) {
-        IndexExpr AOff = ARegs ? (Ks * P.mTiles() + Mi) * P.aElems()
-                               : AMap.at(Mi, Ks);
-        IndexExpr BOff = BRegs ? (Ks * P.nTiles() + Ni) * P.bElems()
-                               : BMap.at(Ni, Ks);
+        IndexExpr AOff =
+            ARegs ? (Ks * P.mTiles() + Mi) * P.aElems() : AMap.at(Mi, Ks);
+        IndexExpr BOff =
+            BRegs ? (Ks * P.nTiles() + Ni) * P.bElems() : BMap.at(Ni, Ks);
         Value *AB = ARegs ? ARegs : A, *BB = BRegs ? BRegs : Bm;
         B.create(OpKind::Mma,
                  {C, emit(CMap.at(Mi, Ni)), AB, emit(AOff), BB, emit(BOff)},

@@ -37,8 +37,8 @@ IndexExpr varR() { return IndexExpr::var("r"); }
 IndexExpr varTx() { return IndexExpr::var("tx"); }
 
 template <typename T>
-std::vector<T> unflatten(T Flat, llvm::ArrayRef<int64_t> Shape,
-                         T (*Div)(T, T), T (*Mod)(T, T)) {
+std::vector<T> unflatten(T Flat, llvm::ArrayRef<int64_t> Shape, T (*Div)(T, T),
+                         T (*Mod)(T, T)) {
   std::vector<T> Coords(Shape.size());
   for (int D = Shape.size() - 1; D >= 0; --D) {
     Coords[D] = D ? Mod(Flat, T(Shape[D])) : Flat;
@@ -81,8 +81,8 @@ std::optional<IterationMap> mixedRadix(const Fragment &L, int64_t V,
     return std::nullopt;
   IterationMap M;
   M.Count = R;
-  IndexExpr Group = ReplicaLow ? layout::floorDiv(varTx(), Q)
-                               : layout::floorMod(varTx(), G);
+  IndexExpr Group =
+      ReplicaLow ? layout::floorDiv(varTx(), Q) : layout::floorMod(varTx(), G);
   IndexExpr E = layout::floorDiv(varR(), V) * (V * G) + Group * V +
                 layout::floorMod(varR(), V);
   M.Coords = unflatten<IndexExpr>(E, Shape, exprDiv, exprMod);
@@ -98,8 +98,8 @@ std::optional<IterationMap> symbolicInverse(const Fragment &L) {
     return std::nullopt;
   llvm::ArrayRef<int64_t> Regs = L.getOutputShape();
   layout::VarMap Map;
-  std::vector<IndexExpr> RegCoords = unflatten<IndexExpr>(
-      varR(), Regs, exprDiv, exprMod);
+  std::vector<IndexExpr> RegCoords =
+      unflatten<IndexExpr>(varR(), Regs, exprDiv, exprMod);
   for (unsigned D = 0; D != Regs.size(); ++D)
     Map[layout::Layout::inputVarName(D)] = RegCoords[D];
   Map[layout::Layout::inputVarName(Regs.size())] = varTx();
@@ -119,8 +119,8 @@ std::optional<IterationMap> scan(const Fragment &L) {
   IterationMap M;
   int64_t N = layout::shapeSize(L.getInputShape());
   M.Count = N * L.getReplicateSize();
-  IndexExpr Elem = L.getReplicateSize() > 1 ? layout::floorMod(varR(), N)
-                                            : varR();
+  IndexExpr Elem =
+      L.getReplicateSize() > 1 ? layout::floorMod(varR(), N) : varR();
   M.Coords = unflatten<IndexExpr>(Elem, L.getInputShape(), exprDiv, exprMod);
   layout::VarMap Map;
   for (unsigned D = 0; D != M.Coords.size(); ++D)
@@ -191,8 +191,8 @@ public:
     Value *Tx = emitLinearThreadId(B, *Kernel);
     Extents["tx"] = L->getThreadExtent();
     if (L->getThreadExtent() < Threads)
-      enterIf(B.createCmp(CmpPred::Lt, Tx,
-                          B.createConstInt(L->getThreadExtent())));
+      enterIf(
+          B.createCmp(CmpPred::Lt, Tx, B.createConstInt(L->getThreadExtent())));
     emitRuns(*Map, V, Tx);
     Loop.erase();
     return true;

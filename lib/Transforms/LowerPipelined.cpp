@@ -34,7 +34,8 @@ bool isBufferIn(const Value *V, Scope S) {
 /// Bytes a vcopy from global into shared memory moves when cp.async can
 /// move them (4, 8 or 16), else 0.
 int64_t asyncBytes(const Operation &Op) {
-  if (!Op.is(OpKind::VCopy) || !isBufferIn(Op.getGroup(0).front(), Scope::Shared) ||
+  if (!Op.is(OpKind::VCopy) ||
+      !isBufferIn(Op.getGroup(0).front(), Scope::Shared) ||
       !isBufferIn(Op.getGroup(1).front(), Scope::Global))
     return 0;
   DType T = Op.getGroup(0).front()->getType().getDType();
@@ -271,13 +272,15 @@ private:
     bool Ahead = St < 0 ? Hoistable : St == 0 && Stages > 1;
     if (St >= 0 && St != 0 && St != Stages - 1) {
       error("stage " + std::to_string(St) + " of statement " +
-            std::to_string(S) + " is not supported: only 0 (copies issued "
-            "ahead) and num_stages - 1 = " + std::to_string(Stages - 1) +
-            " (the rest) are");
+            std::to_string(S) +
+            " is not supported: only 0 (copies issued "
+            "ahead) and num_stages - 1 = " +
+            std::to_string(Stages - 1) + " (the rest) are");
       return false;
     }
     if (Ahead && !Hoistable) {
-      error("statement " + std::to_string(S) + " has stage 0 but is not a "
+      error("statement " + std::to_string(S) +
+            " has stage 0 but is not a "
             "copy from global to shared memory that can be issued ahead; "
             "this stage assignment is not supported");
       return false;
@@ -402,10 +405,10 @@ private:
     Value *Lo = Loop.getOperand(0), *Hi = Loop.getOperand(1);
     auto LoC = matchConstantInt(Lo), HiC = matchConstantInt(Hi);
     for (int64_t S = 0; S + 1 < Stages; ++S) {
-      Value *K = LoC ? B.createConstInt(*LoC + S * Step)
-               : S == 0 ? Lo
-                        : B.createBinary(OpKind::Add, Lo,
-                                         B.createConstInt(S * Step));
+      Value *K = LoC      ? B.createConstInt(*LoC + S * Step)
+                 : S == 0 ? Lo
+                          : B.createBinary(OpKind::Add, Lo,
+                                           B.createConstInt(S * Step));
       bool Known = LoC && HiC;
       Value *Cond = Known ? nullptr : B.createCmp(CmpPred::Lt, K, Hi);
       if (!Known || *LoC + S * Step < *HiC)
@@ -419,9 +422,9 @@ private:
   Value *iterationNumber(Builder &B) {
     Value *Lo = Loop.getOperand(0);
     Value *N = isConstantInt(Lo, 0) ? IV : B.createBinary(OpKind::Sub, IV, Lo);
-    return Step == 1 ? N
-                     : B.createBinary(OpKind::FloorDiv, N,
-                                      B.createConstInt(Step));
+    return Step == 1
+               ? N
+               : B.createBinary(OpKind::FloorDiv, N, B.createConstInt(Step));
   }
 
   /// prologue; for k { wait S-2; barrier; [if k + (S-1)*step < hi]
@@ -433,7 +436,8 @@ private:
       std::vector<Dim> Dims = {Dim(Stages)};
       for (const Dim &D : Buf->getType().getDims())
         Dims.push_back(D);
-      Buf->setType(Type::buffer(Scope::Shared, Dims, Buf->getType().getDType()));
+      Buf->setType(
+          Type::buffer(Scope::Shared, Dims, Buf->getType().getDType()));
     }
     Builder B;
     B.setLoc(Loop.getLoc());
@@ -443,9 +447,10 @@ private:
     createWait(B, Stages - 2);
     B.create(OpKind::Barrier, {}, {}, {});
     Value *It = iterationNumber(B);
-    Value *StageK = B.createBinary(OpKind::FloorMod, It, B.createConstInt(Stages));
-    Value *Next = B.createBinary(OpKind::Add, IV,
-                                 B.createConstInt((Stages - 1) * Step));
+    Value *StageK =
+        B.createBinary(OpKind::FloorMod, It, B.createConstInt(Stages));
+    Value *Next =
+        B.createBinary(OpKind::Add, IV, B.createConstInt((Stages - 1) * Step));
     Value *Cond = B.createCmp(CmpPred::Lt, Next, Loop.getOperand(1));
     Value *StageNext = B.createBinary(
         OpKind::FloorMod,

@@ -25,8 +25,8 @@
 //   4/8/16-byte vcopies of producers become cp_async; bounds-guarded copy
 //   loops become predicated cp_async (zero-fill when out of bounds) where
 //   each run is all in or all out of bounds (PredicatedCopy.h); other
-//   element-wise copies stay synchronous (still staged). User `order`/`stage`: stage 0
-//   statements are the producers (they must be hoistable copies), stage
+//   element-wise copies stay synchronous (still staged). User `order`/`stage`:
+//   stage 0 statements are the producers (they must be hoistable copies), stage
 //   S-1 the rest, issued in `order`; other assignments are errors
 //   (err_bad_pipeline), as is shared memory over the target's limit after
 //   staging (err_shared_memory_limit).

@@ -18,12 +18,10 @@ Fragment MmaPlan::fragmentC() const {
   return layout::makeGemmFragmentC(M, N, warpM(), warpN(), bitWidth(Acc));
 }
 Fragment MmaPlan::fragmentA() const {
-  return layout::makeGemmFragmentA(M, N, K, warpM(), warpN(), inBits(),
-                                   TransA);
+  return layout::makeGemmFragmentA(M, N, K, warpM(), warpN(), inBits(), TransA);
 }
 Fragment MmaPlan::fragmentB() const {
-  return layout::makeGemmFragmentB(M, N, K, warpM(), warpN(), inBits(),
-                                   TransB);
+  return layout::makeGemmFragmentB(M, N, K, warpM(), warpN(), inBits(), TransB);
 }
 
 /// The accumulator types mma.sync offers for an input type.

@@ -58,8 +58,8 @@ struct MmaPlan {
 
 /// The tensor-core plan of \p Gemm for \p Tgt with \p Threads threads, or
 /// nullopt when it must run on CUDA cores.
-std::optional<MmaPlan> planMmaGemm(const ir::Operation &Gemm,
-                                   const Target &Tgt, int64_t Threads);
+std::optional<MmaPlan> planMmaGemm(const ir::Operation &Gemm, const Target &Tgt,
+                                   int64_t Threads);
 /// Records \p P on \p Gemm; readMmaPlan() reads it back (nullopt when
 /// absent or inconsistent with the operand types).
 void recordMmaPlan(ir::Operation &Gemm, const MmaPlan &P);

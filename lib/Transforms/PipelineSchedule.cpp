@@ -53,7 +53,9 @@ bool writesBuffer(Operation &Root, const Value *Buf) {
 
 bool usesBuffer(Operation &Root, const Value *Buf) {
   bool Found = false;
-  Root.walk([&](Operation &Op) { Found |= llvm::is_contained(Op.getOperands(), Buf); });
+  Root.walk([&](Operation &Op) {
+    Found |= llvm::is_contained(Op.getOperands(), Buf);
+  });
   return Found;
 }
 
@@ -80,8 +82,8 @@ public:
         R.FreeOps.push_back(&Op);
         continue;
       }
-      bool Attach = isPureScalarOp(Op) && !R.Items.empty() &&
-                    !R.Items.back().Prod;
+      bool Attach =
+          isPureScalarOp(Op) && !R.Items.empty() && !R.Items.back().Prod;
       if (Attach) {
         R.Items.back().Ops.push_back(&Op);
         continue;

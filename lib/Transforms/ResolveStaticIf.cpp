@@ -1,4 +1,5 @@
-//===- ResolveStaticIf.cpp - Remove control flow decided at compile time ---===//
+//===- ResolveStaticIf.cpp - Remove control flow decided at compile time
+//---===//
 
 #include "ResolveStaticIf.h"
 #include "tilec/IR/ConstantMatch.h"

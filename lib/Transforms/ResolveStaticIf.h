@@ -1,4 +1,5 @@
-//===- ResolveStaticIf.h - Remove control flow decided at compile time -*- C++ -*-===//
+//===- ResolveStaticIf.h - Remove control flow decided at compile time -*- C++
+//-*-===//
 //
 // Expects: a module after fold-constants, so that conditions known at
 //   compile time are `const` ops.

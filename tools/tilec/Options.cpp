@@ -1,4 +1,5 @@
-//===- Options.cpp - Command-line options of the tilec driver ---------------===//
+//===- Options.cpp - Command-line options of the tilec driver
+//---------------===//
 
 #include "Options.h"
 #include <CLI/CLI.hpp>
@@ -33,8 +34,7 @@ namespace {
 const std::map<std::string, EmitKind> EmitNames = {
     {"tokens", EmitKind::Tokens}, {"ast", EmitKind::AST},
     {"ir", EmitKind::IR},         {"lowered-ir", EmitKind::LoweredIR},
-    {"cuda", EmitKind::CUDA},
-    {"hip", EmitKind::HIP}};
+    {"cuda", EmitKind::CUDA},     {"hip", EmitKind::HIP}};
 
 const std::map<std::string, InputFormat> FormatNames = {
     {"auto", InputFormat::Auto},
@@ -80,7 +80,8 @@ struct RawOptions {
   bool NoLineDirectives = false;
 };
 
-template <typename T> std::vector<std::string> keysOf(const std::map<std::string, T> &M) {
+template <typename T>
+std::vector<std::string> keysOf(const std::map<std::string, T> &M) {
   std::vector<std::string> Keys;
   for (const auto &KV : M)
     Keys.push_back(KV.first);
@@ -100,9 +101,10 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
                  "Target GPU: sm_80 (default), sm_90, gfx90a, gfx940");
   App.add_flag("!--no-tensor-cores", Opts.TensorCores,
                "Run every T.gemm on CUDA cores (FMA), even where mma fits");
-  App.add_option("--emit", Raw.Emit,
-                 "What to write: tokens, ast, ir (checked tile IR), lowered-ir, "
-                 "cuda (default; .cu/.h/.json), hip")
+  App.add_option(
+         "--emit", Raw.Emit,
+         "What to write: tokens, ast, ir (checked tile IR), lowered-ir, "
+         "cuda (default; .cu/.h/.json), hip")
       ->check(CLI::IsMember(keysOf(EmitNames)));
   App.add_option("--input-format", Raw.Format,
                  "Input language: auto (default: by suffix, .tir is IR), tile, "

@@ -1,4 +1,5 @@
-//===- tilec.cpp - The tilec command-line driver ----------------------------===//
+//===- tilec.cpp - The tilec command-line driver
+//----------------------------===//
 //
 // Reads a .tile file (or tile IR text), runs the front end and the pass
 // pipeline, and writes what --emit asks for. Every user mistake ends as a
@@ -42,8 +43,7 @@ std::string cudaOutputPath(const DriverOptions &Opts) {
 class Compilation {
 public:
   Compilation(const DriverOptions &Opts, llvm::SourceMgr &SM,
-              DiagnosticEngine &Diags, const Target &Tgt,
-              llvm::raw_ostream &OS)
+              DiagnosticEngine &Diags, const Target &Tgt, llvm::raw_ostream &OS)
       : Opts(Opts), SM(SM), Diags(Diags), Tgt(Tgt), OS(OS) {}
 
   void run(unsigned BufferID, bool IsIR) {
@@ -133,9 +133,8 @@ private:
       return ir::printModule(Module, OS, printOptions());
     if (Opts.Emit == EmitKind::CUDA && Tgt.isCUDA())
       return emitCUDAFiles(Module);
-    Diags.report(Location(), diag::err_feature_unsupported)
-        << fmt::format("--emit={} for target {}", emitKindName(Opts.Emit),
-                       Tgt.Name);
+    Diags.report(Location(), diag::err_feature_unsupported) << fmt::format(
+        "--emit={} for target {}", emitKindName(Opts.Emit), Tgt.Name);
   }
 
   /// Writes NAME.cu at the -o path and NAME.h / NAME.json beside it.

@@ -1,0 +1,173 @@
+//===- VerifyLowLevel.cpp - Verifier rules of the lowering-only ops -------===//
+
+#include "VerifierImpl.h"
+
+using namespace tilec;
+using namespace tilec::ir;
+using namespace tilec::ir::detail;
+
+bool Verifier::checkBarrier(const Operation &Op) {
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return true;
+}
+
+/// shfl %v, %lane {mode = "xor", width = 32} : T
+bool Verifier::checkShfl(const Operation &Op) {
+  const Type &T = Op.getResult()->getType();
+  if (!T.isScalar() || T.isBool() || Op.getOperand(0)->getType() != T)
+    return fail(Op, "value must be a non-i1 scalar of the result type " +
+                        T.str() + ", got " + typesOf(Op.getOperands()));
+  if (!Op.getOperand(1)->getType().isI32())
+    return fail(Op,
+                "lane must be i32, got " + Op.getOperand(1)->getType().str());
+  int64_t Width = Op.getIntAttr("width").value_or(32);
+  if (Width < 1 || Width > 32 || (Width & (Width - 1)) != 0)
+    return fail(Op, "attribute 'width' must be a power of 2 up to 32");
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return checkStringChoice(Op, "mode", {"xor", "down", "up", "idx"}, true);
+}
+
+/// vcopy %dst[..], %src[..] {lanes = N}: one 1/2/4/8/16-byte access; a
+/// converting one (element types differ) accesses each memory side with
+/// one access of at most 16 bytes, and registers (local) element-wise.
+bool Verifier::checkVCopy(const Operation &Op) {
+  if (Op.getNumGroups() != 2)
+    return fail(Op, "expects operands %dst[...], %src[...]");
+  if (!checkAccess(Op, 0, false, "destination") ||
+      !checkAccess(Op, 1, false, "source"))
+    return false;
+  DType Dst = Op.getOperand(0)->getType().getDType();
+  DType Src = Op.getGroup(1)[0]->getType().getDType();
+  if (Dst != Src)
+    return checkConvertingVCopy(Op);
+  int64_t Bits = Op.getIntAttr("lanes").value_or(0) * bitWidth(Dst);
+  if (Bits < 8 || Bits > 128 || (Bits & (Bits - 1)) != 0)
+    return fail(Op, "requires attribute 'lanes' such that lanes * element "
+                    "size is 1, 2, 4, 8 or 16 bytes");
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return true;
+}
+
+/// Both element types whole bytes (no i1, no sub-byte types); lanes a
+/// power of 2 up to 16; each global or shared side at most 16 bytes.
+bool Verifier::checkConvertingVCopy(const Operation &Op) {
+  for (unsigned G : {0u, 1u}) {
+    DType T = Op.getGroup(G)[0]->getType().getDType();
+    if (isBool(T) || bitWidth(T) < 8 || bitWidth(T) % 8 != 0)
+      return fail(Op, llvm::Twine("converting copy of ") + irName(T) +
+                          " elements; element types must be whole bytes, "
+                          "not i1");
+  }
+  int64_t Lanes = Op.getIntAttr("lanes").value_or(0);
+  if (Lanes < 1 || Lanes > 16 || (Lanes & (Lanes - 1)) != 0)
+    return fail(Op, "requires attribute 'lanes' to be 1, 2, 4, 8 or 16");
+  for (unsigned G : {0u, 1u}) {
+    const Type &T = Op.getGroup(G)[0]->getType();
+    if (T.getScope() != Scope::Local && Lanes * bitWidth(T.getDType()) > 128)
+      return fail(Op, llvm::Twine(G ? "source" : "destination") +
+                          " access of a converting copy exceeds 16 bytes");
+  }
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return true;
+}
+
+bool Verifier::checkInKernel(const Operation &Op) {
+  if (!Op.getParentOfKind(OpKind::Kernel))
+    return fail(Op, "must be inside a 'kernel'");
+  return true;
+}
+
+bool Verifier::checkAccessIn(const Operation &Op, unsigned G, Scope S,
+                             const llvm::Twine &What) {
+  if (!checkAccess(Op, G, false, What))
+    return false;
+  const Type &T = Op.getGroup(G)[0]->getType();
+  if (T.getScope() != S)
+    return fail(Op, What + " must be a " + scopeName(S) + " buffer, got " +
+                        T.str());
+  return true;
+}
+
+/// cp_async %dst[..], %src[..][, %pred] {bytes = N}: shared <- global.
+bool Verifier::checkCpAsync(const Operation &Op) {
+  unsigned Groups = Op.getNumGroups();
+  if (Groups != 2 && Groups != 3)
+    return fail(Op, "expects operands %dst[...], %src[...][, %pred]");
+  if (!checkAccessIn(Op, 0, Scope::Shared, "destination") ||
+      !checkAccessIn(Op, 1, Scope::Global, "source"))
+    return false;
+  if (Groups == 3 &&
+      (Op.getGroup(2).size() != 1 || !Op.getGroup(2)[0]->getType().isBool()))
+    return fail(Op, "predicate must be one i1 value");
+  DType Dst = Op.getOperand(0)->getType().getDType();
+  if (Dst != Op.getGroup(1)[0]->getType().getDType())
+    return fail(Op, "source and destination element types differ");
+  int64_t Bytes = Op.getIntAttr("bytes").value_or(0);
+  if ((Bytes != 4 && Bytes != 8 && Bytes != 16) || Bytes * 8 < bitWidth(Dst))
+    return fail(Op, "requires attribute 'bytes' of 4, 8 or 16");
+  return checkInKernel(Op);
+}
+
+bool Verifier::checkCpAsyncWait(const Operation &Op) {
+  if (Op.getIntAttr("pending").value_or(-1) < 0)
+    return fail(Op, "requires a non-negative integer attribute 'pending'");
+  return checkInKernel(Op);
+}
+
+/// A local register buffer with one index (an element offset).
+bool Verifier::checkRegisterGroup(const Operation &Op, unsigned G,
+                                  const llvm::Twine &What) {
+  if (!checkAccessIn(Op, G, Scope::Local, What))
+    return false;
+  if (Op.getGroup(G)[0]->getType().rank() != 1)
+    return fail(Op, What + " must be a rank-1 register buffer");
+  return true;
+}
+
+/// ldmatrix %dst[off], %src[..] {count = 1|2|4, trans}: 16-bit matrices.
+bool Verifier::checkLdmatrix(const Operation &Op) {
+  if (Op.getNumGroups() != 2)
+    return fail(Op, "expects operands %dst[offset], %src[...]");
+  if (!checkRegisterGroup(Op, 0, "destination") ||
+      !checkAccessIn(Op, 1, Scope::Shared, "source"))
+    return false;
+  int64_t Count = Op.getIntAttr("count").value_or(0);
+  if (Count != 1 && Count != 2 && Count != 4)
+    return fail(Op, "requires attribute 'count' of 1, 2 or 4");
+  return checkInKernel(Op);
+}
+
+/// The operand types one mma shape accepts.
+static bool mmaTypesMatch(StringRef Shape, DType AB, DType D) {
+  if (Shape == "m16n8k16")
+    return (AB == DType::Float16 &&
+            (D == DType::Float32 || D == DType::Float16)) ||
+           (AB == DType::BFloat16 && D == DType::Float32);
+  if (Shape == "m16n8k32")
+    return (AB == DType::Int8 || AB == DType::UInt8) && D == DType::Int32;
+  if (Shape == "m16n8k8")
+    return AB == DType::Float32 && D == DType::Float32;
+  return false;
+}
+
+/// mma %d[off], %a[off], %b[off] {shape}: D += A * B on registers.
+bool Verifier::checkMma(const Operation &Op) {
+  if (Op.getNumGroups() != 3)
+    return fail(Op, "expects operands %d[offset], %a[offset], %b[offset]");
+  if (!checkRegisterGroup(Op, 0, "accumulator") ||
+      !checkRegisterGroup(Op, 1, "A operand") ||
+      !checkRegisterGroup(Op, 2, "B operand"))
+    return false;
+  StringRef Shape = Op.getStringAttr("shape").value_or("");
+  DType AB = Op.getGroup(1)[0]->getType().getDType();
+  DType D = Op.getGroup(0)[0]->getType().getDType();
+  if (Op.getGroup(2)[0]->getType().getDType() != AB ||
+      !mmaTypesMatch(Shape, AB, D))
+    return fail(Op, "no mma shape '" + Shape + "' for " +
+                        typesOf(Op.getOperands()));
+  return checkInKernel(Op);
+}
