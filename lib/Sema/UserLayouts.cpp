@@ -130,8 +130,7 @@ private:
   static std::string whyOpaque(ir::Value *V) {
     ir::Operation *Def = V->getDefiningOp();
     if (!V->getType().isInteger())
-      return "computes a " +
-             tileLangName(V->getType().getDType()).str() +
+      return "computes a " + tileLangName(V->getType().getDType()).str() +
              " value; a layout is an integer index expression";
     if (!Def)
       return "uses '" + V->getNameHint().str() +
@@ -253,15 +252,16 @@ callSplitFns(SymbolicCall &S, FunctionObj &ThreadFn, FunctionObj &IndexFn,
 Value sema::tLayout(Interp &I, BoundArgs &A) {
   auto Shape = layoutShape(I, A);
   bool Bad = false;
-  FunctionObj *F = Shape ? layoutFn(I, A, 1, Shape->size(), false, Bad) : nullptr;
+  FunctionObj *F =
+      Shape ? layoutFn(I, A, 1, Shape->size(), false, Bad) : nullptr;
   if (!F) {
     if (Shape && !Bad)
       I.error(A.range(1), diag::err_not_callable) << exprText(A.range(1));
     return Value::poison();
   }
   SymbolicCall S(I, A.name());
-  auto Exprs = S.readList(S.call(*F, iterators(S, *Shape), A.range(1)),
-                          A.range(1));
+  auto Exprs =
+      S.readList(S.call(*F, iterators(S, *Shape), A.range(1)), A.range(1));
   if (!Exprs)
     return Value::poison();
   layout::Layout L(*Shape, *Exprs);
@@ -273,9 +273,9 @@ Value sema::tLayout(Interp &I, BoundArgs &A) {
 Value sema::tFragmentLayout(Interp &I, BoundArgs &A) {
   enum { ShapeArg, ForwardArg, ThreadArg, ReplicateArg, IndexArg };
   auto Shape = layoutShape(I, A);
-  auto Rep = Shape ? I.constInt(A[ReplicateArg], A.range(ReplicateArg),
-                                "replicate")
-                   : std::nullopt;
+  auto Rep =
+      Shape ? I.constInt(A[ReplicateArg], A.range(ReplicateArg), "replicate")
+            : std::nullopt;
   if (!Rep)
     return Value::poison();
   if (*Rep < 1) {

@@ -105,10 +105,10 @@ int64_t tilec::widestKeptRun(const Layout &L, int64_t MaxV) {
 namespace {
 
 bool isElementAccess(const Operation &Op) {
-  return Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
-         Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
-         Op.is(OpKind::Ldmatrix) ||
-         (Op.is(OpKind::Atomic) && !Op.getGroup(1).front()->getType().isBuffer());
+  return Op.is(OpKind::Load) || Op.is(OpKind::Store) || Op.is(OpKind::VCopy) ||
+         Op.is(OpKind::CpAsync) || Op.is(OpKind::Ldmatrix) ||
+         (Op.is(OpKind::Atomic) &&
+          !Op.getGroup(1).front()->getType().isBuffer());
 }
 
 /// Elements one vcopy, cp_async or ldmatrix row (16 bytes) moves.
@@ -137,7 +137,8 @@ public:
     auto L = User ? userLayout(Text, Why) : layoutFor(Text, Why);
     if (!L && User) {
       Diags.report(Annot.getLoc(), diag::err_bad_layout_annotation)
-          << "cannot use '" + Text.str() + "' as the layout of shared buffer '" +
+          << "cannot use '" + Text.str() +
+                 "' as the layout of shared buffer '" +
                  Buf->getNameHint().str() + "': " + Why;
       return false;
     }

@@ -2,8 +2,8 @@
 
 #include "LayoutInference.h"
 #include "ApplySharedLayouts.h"
-#include "IndexExprToIR.h"
 #include "FragmentDerive.h"
+#include "IndexExprToIR.h"
 #include "LoopAccess.h"
 #include "tilec/IR/Operation.h"
 #include "tilec/Layout/LayoutParser.h"
@@ -27,8 +27,8 @@ static std::optional<int64_t> defaultVectorWidth(const Fragment &L,
   int64_t N = layout::shapeSize(L.getInputShape());
   for (int64_t V : {1, 2, 4, 8, 16})
     if (N % V == 0 && L.getReplicateSize() == 1 &&
-        layout::makeDefaultFragment(L.getInputShape(), Threads, V)
-                .toString() == L.toString())
+        layout::makeDefaultFragment(L.getInputShape(), Threads, V).toString() ==
+            L.toString())
       return V;
   return std::nullopt;
 }
@@ -100,8 +100,7 @@ static Fragment projectWithFlatRegisters(const Fragment &Loop,
   }
   Map["rep"] = layout::floorDiv(Rep, Dropped);
   IndexExpr Thread = layout::substitute(Loop.getForwardThread(), Map);
-  return Fragment(KeptShape, {Flat}, Thread,
-                  Dropped * Loop.getReplicateSize());
+  return Fragment(KeptShape, {Flat}, Thread, Dropped * Loop.getReplicateSize());
 }
 
 std::optional<Fragment>
@@ -254,8 +253,7 @@ private:
         continue;
       auto Index = loopIndexExprs(Loop, A);
       if (!Index) {
-        unsupported(*A.User,
-                    "fragment '" + A.Buffer->getNameHint().str() + "'",
+        unsupported(*A.User, "fragment '" + A.Buffer->getNameHint().str() + "'",
                     "inside a T.Parallel loop a fragment must be indexed by "
                     "expressions of the loop variables");
         return;
@@ -327,8 +325,8 @@ private:
       for (unsigned K = 0; K != S.Layout->getInputDim(); ++K)
         if (K != Dim)
           Kept.push_back(K);
-      auto F = deriveProjectedFragment(*S.Layout, Kept, staticShape(Dst),
-                                       Threads);
+      auto F =
+          deriveProjectedFragment(*S.Layout, Kept, staticShape(Dst), Threads);
       if (!F)
         return unsupported(*Op, "this reduction",
                            "no layout for its destination");
@@ -356,8 +354,8 @@ private:
       const FragState &F = Frags[FA.A.Buffer];
       if (!F.Layout || FA.Kind != AccessKind::Identity)
         continue;
-      auto Shape = L.Op->getIntArrayAttr("extents").value_or(
-          std::vector<int64_t>{});
+      auto Shape =
+          L.Op->getIntArrayAttr("extents").value_or(std::vector<int64_t>{});
       auto Mine = F.Layout->reshape(Shape);
       if (!Mine)
         continue;
@@ -427,12 +425,11 @@ private:
           continue;
         std::vector<int64_t> Shape = staticShape(FA.A.Buffer);
         if (layout::shapeSize(Shape) > MaxReplicatedElements)
-          return unsupported(*FA.A.User,
-                             "fragment '" + name(FA.A.Buffer) + "'",
+          return unsupported(*FA.A.User, "fragment '" + name(FA.A.Buffer) + "'",
                              "no layout gives every thread the elements this "
                              "access reads");
-        return assign(FA.A.Buffer,
-                      makeFullyReplicatedFragment(Shape, Threads), FA.A.User);
+        return assign(FA.A.Buffer, makeFullyReplicatedFragment(Shape, Threads),
+                      FA.A.User);
       }
     return false;
   }
@@ -442,8 +439,8 @@ private:
     for (LoopState &L : Loops) {
       if (L.Layout)
         continue;
-      auto Shape = L.Op->getIntArrayAttr("extents").value_or(
-          std::vector<int64_t>{});
+      auto Shape =
+          L.Op->getIntArrayAttr("extents").value_or(std::vector<int64_t>{});
       std::set<std::string> Unused;
       int64_t V = chooseVectorWidth(*L.Op, Unused);
       setLoopLayout(L, layout::makeDefaultFragment(Shape, Threads, V), V);

@@ -1,4 +1,5 @@
-//===- IndexAtoms.h - Reading i32 IR values as index expressions -*- C++ -*-===//
+//===- IndexAtoms.h - Reading i32 IR values as index expressions -*- C++
+//-*-===//
 //
 // Both Sema (user layout functions evaluated on symbolic iterators) and the
 // lowering passes (access indices) need to see an i32 IR value as an
