@@ -1,6 +1,7 @@
 //===- InsertBarriers.cpp - __syncthreads where shared memory needs it ----===//
 
 #include "InsertBarriers.h"
+#include "Divergence.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/Support/Diagnostics.h"
@@ -106,46 +107,6 @@ AccessSet nestedAccesses(Operation &Op) {
   Op.walk([&](Operation &Inner) { addAll(Result, accessesOf(Inner)); });
   return Result;
 }
-
-//===----------------------------------------------------------------------===//
-// Which values may differ between the threads of a block
-//===----------------------------------------------------------------------===//
-
-class Divergence {
-public:
-  /// Values defined outside \p Kernel (func level) are uniform.
-  explicit Divergence(Operation &Kernel) {
-    Kernel.walk([&](Operation &Op) { visit(Op); });
-  }
-
-  bool isDivergent(const Value *V) const { return Divergent.count(V); }
-  bool anyDivergent(llvm::ArrayRef<Value *> Vs) const {
-    return llvm::any_of(Vs, [&](const Value *V) { return isDivergent(V); });
-  }
-
-private:
-  // Pre-order: operands are classified before their users (dominance), and
-  // a loop's variable before its body.
-  void visit(Operation &Op) {
-    bool Source =
-        Op.is(OpKind::ThreadId) || Op.is(OpKind::Load) || Op.is(OpKind::Shfl);
-    if (Source || anyDivergent(Op.getOperands())) {
-      for (unsigned I = 0; I != Op.getNumResults(); ++I)
-        Divergent.insert(Op.getResult(I));
-    }
-    // A parallel loop spreads its iterations over the threads; a for loop's
-    // variable is divergent when its bounds are.
-    bool ArgsDiverge = Op.is(OpKind::Parallel) ||
-                       (Op.is(OpKind::For) && anyDivergent(Op.getOperands()));
-    if (!ArgsDiverge)
-      return;
-    for (unsigned R = 0; R != Op.getNumRegions(); ++R)
-      for (Value *Arg : Op.getBody(R).getArguments())
-        Divergent.insert(Arg);
-  }
-
-  llvm::DenseSet<const Value *> Divergent;
-};
 
 //===----------------------------------------------------------------------===//
 // Accesses that stay within one thread, by enumeration

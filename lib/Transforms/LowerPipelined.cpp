@@ -1,6 +1,7 @@
 //===- LowerPipelined.cpp - Software pipelining of T.Pipelined loops ------===//
 
 #include "LowerPipelined.h"
+#include "Divergence.h"
 #include "PipelineSchedule.h"
 #include "PredicatedCopy.h"
 #include "tilec/IR/Builder.h"
@@ -98,40 +99,6 @@ void prependIndex(Operation &Op, const Value *Buf, Value *Idx) {
   Op.setOperands(Operands, Segments);
 }
 
-/// Whether \p Op hangs off a loop or branch that threads may not all take
-/// the same way (a barrier there would deadlock).
-class ThreadDependence {
-public:
-  bool dependsOnThread(const Value *V) {
-    auto It = Memo.find(V);
-    if (It != Memo.end())
-      return It->second;
-    Memo[V] = true; // cycles cannot occur; this only bounds the work
-    return Memo[V] = compute(V);
-  }
-
-private:
-  llvm::DenseMap<const Value *, bool> Memo;
-
-  bool compute(const Value *V) {
-    if (V->isBlockArgument()) {
-      const Operation *Owner = V->getOwnerBlock()->getParentOp();
-      if (!Owner || Owner->is(OpKind::Kernel) || Owner->is(OpKind::Func))
-        return false;
-      return !Owner->is(OpKind::For) || anyDepends(Owner->getOperands());
-    }
-    const Operation *Def = V->getDefiningOp();
-    if (Def->is(OpKind::ThreadId) || Def->is(OpKind::Load) ||
-        Def->is(OpKind::Shfl) || Def->getNumRegions() != 0)
-      return true;
-    return anyDepends(Def->getOperands());
-  }
-
-  bool anyDepends(llvm::ArrayRef<Value *> Vs) {
-    return llvm::any_of(Vs, [&](const Value *V) { return dependsOnThread(V); });
-  }
-};
-
 class PipelineLowering {
 public:
   PipelineLowering(Operation &Loop, PassContext &Ctx)
@@ -213,12 +180,14 @@ private:
     });
     if (Exits)
       return false;
-    ThreadDependence TD;
-    for (Operation *P = &Loop; !P->is(OpKind::Kernel); P = P->getParentOp()) {
+    // The schedule puts barriers in the loop: every thread must reach them.
+    Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
+    if (!Kernel)
+      return false;
+    Divergence Div(*Kernel);
+    for (Operation *P = &Loop; P != Kernel; P = P->getParentOp()) {
       bool Uniform = (P->is(OpKind::For) || P->is(OpKind::If)) &&
-                     llvm::none_of(P->getOperands(), [&](const Value *V) {
-                       return TD.dependsOnThread(V);
-                     });
+                     !Div.anyDivergent(P->getOperands());
       if (!Uniform)
         return false;
     }
