@@ -133,7 +133,9 @@ Value sema::pyFloat(Interp &I, BoundArgs &A) {
   if (V.isNumber())
     return Value::real(V.getNumber());
   if (V.isStr()) {
-    llvm::StringRef S = llvm::StringRef(V.getStr()).trim().lower();
+    // lower() returns a std::string: keep it alive while S is used.
+    std::string Lower = llvm::StringRef(V.getStr()).trim().lower();
+    llvm::StringRef S = Lower;
     if (S == "inf" || S == "+inf" || S == "infinity")
       return Value::real(HUGE_VAL);
     if (S == "-inf" || S == "-infinity")
