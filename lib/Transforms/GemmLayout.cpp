@@ -314,13 +314,40 @@ private:
   /// their columns over the banks. Everything else is read with ldmatrix
   /// along 16-byte rows: the 128/64/32-byte XOR swizzles.
   void requireSwizzle(Value *Buf, bool KInner, int64_t Bits) {
-    if (isFragment(Buf) || hasUserLayout(Buf) ||
-        llvm::any_of(SharedLayouts,
-                     [&](const auto &S) { return S.first == Buf; }))
+    if (isFragment(Buf)) {
+      // A register operand filled from shared memory (the rs/sr/rr
+      // placements) reads that tile along the same k rows: same layout.
+      for (Value *Src : sharedCopySources(Buf))
+        requireSwizzle(Src, KInner, Bits);
+      return;
+    }
+    if (hasUserLayout(Buf) || llvm::any_of(SharedLayouts, [&](const auto &S) {
+          return S.first == Buf;
+        }))
       return;
     const char *Fn =
         Bits == 8 && !KInner ? "make_padded_layout" : "make_swizzled_layout";
     SharedLayouts.push_back({Buf, std::string(Fn) + "(" + name(Buf) + ")"});
+  }
+
+  /// The shared buffers whose elements are stored into fragment \p Buf
+  /// (a T.copy, expanded into a loop of loads and stores by now).
+  static llvm::SmallVector<Value *, 2> sharedCopySources(const Value *Buf) {
+    llvm::SmallVector<Value *, 2> Sources;
+    for (const Use &U : Buf->getUses()) {
+      if (!U.User->is(OpKind::Store) || U.User->getGroup(1).front() != Buf)
+        continue;
+      Operation *Def = U.User->getOperand(0)->getDefiningOp();
+      if (Def && Def->is(OpKind::Cast))
+        Def = Def->getOperand(0)->getDefiningOp();
+      if (!Def || !Def->is(OpKind::Load))
+        continue;
+      Value *Src = Def->getOperand(0);
+      if (Src->getType().getScope() == Scope::Shared &&
+          !llvm::is_contained(Sources, Src))
+        Sources.push_back(Src);
+    }
+    return Sources;
   }
 
   static bool hasUserLayout(const Value *Buf) {

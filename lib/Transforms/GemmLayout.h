@@ -9,7 +9,8 @@
 //   pins C and fragment operands to the mma fragments, and annotates each
 //   shared operand the user did not annotate with a bank-conflict-free
 //   layout (`make_swizzled_layout`, or `make_padded_layout` for 8-bit
-//   operands with k outer). The tensor-core gemms of a kernel share one
+//   operands with k outer), also each shared tile copied into a fragment
+//   operand. The tensor-core gemms of a kernel share one
 //   row split over the warps when one fits them all (row statistics then
 //   sit on the same threads for every accumulator).
 //   CUDA cores (everything else) choose how the C tile is split over the
