@@ -171,11 +171,12 @@ __device__ inline unsigned smemAddress(const void *Ptr) {
 }
 
 /// Copies Bytes (4, 8 or 16) from global to shared memory; 16-byte copies
-/// bypass L1 (.cg).
+/// bypass L1 (.cg) and ask L2 to fetch the whole 128-byte line (the rest of
+/// a tile row follows in the next copies).
 template <int Bytes>
 __device__ inline void cpAsync(void *Smem, const void *Gmem) {
   if (Bytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(
                      smemAddress(Smem)),
                  "l"(Gmem));
   else
@@ -190,7 +191,7 @@ template <int Bytes>
 __device__ inline void cpAsync(void *Smem, const void *Gmem, bool Pred) {
   int SrcBytes = Pred ? Bytes : 0;
   if (Bytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(
                      smemAddress(Smem)),
                  "l"(Gmem), "r"(SrcBytes));
   else
