@@ -1,5 +1,4 @@
-//===- ConstantMatch.cpp - Reading constants out of the IR
-//------------------===//
+//===- ConstantMatch.cpp - Reading constants out of the IR ----------------===//
 
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/IR/Operation.h"

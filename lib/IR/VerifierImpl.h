@@ -1,5 +1,4 @@
-//===- VerifierImpl.h - The verifier's walker, shared by its parts -*- C++
-//-*-===//
+//===- VerifierImpl.h - The verifier's shared parts -------------*- C++ -*-===//
 //
 // Private to lib/IR: Verifier.cpp holds the walk and the checks of the
 // tile-level ops, VerifyLowLevel.cpp those of the ops that only lowering

@@ -1,5 +1,4 @@
-//===- CheckTarget.cpp - Checks that need to know the target GPU
-//------------===//
+//===- CheckTarget.cpp - Checks that need to know the target GPU ----------===//
 
 #include "CheckTarget.h"
 #include "tilec/IR/Operation.h"

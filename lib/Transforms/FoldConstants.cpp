@@ -1,5 +1,4 @@
-//===- FoldConstants.cpp - Constant folding, simplification, CSE, DCE
-//-------===//
+//===- FoldConstants.cpp - Constant folding, simplification, CSE, DCE -----===//
 
 #include "FoldConstants.h"
 #include "tilec/IR/Builder.h"

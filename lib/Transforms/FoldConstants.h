@@ -1,5 +1,4 @@
-//===- FoldConstants.h - Constant folding, simplification, CSE, DCE -*- C++
-//-*-===//
+//===- FoldConstants.h - Folding, CSE and DCE -------------------*- C++ -*-===//
 //
 // Expects: any verified module.
 // Does: folds scalar ops whose operands are constants (integers wrap to

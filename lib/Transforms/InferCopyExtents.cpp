@@ -1,5 +1,4 @@
-//===- InferCopyExtents.cpp - Complete the regions of T.copy
-//----------------===//
+//===- InferCopyExtents.cpp - Complete the regions of T.copy --------------===//
 
 #include "InferCopyExtents.h"
 #include "tilec/IR/ConstantMatch.h"

@@ -1,5 +1,4 @@
-//===- Pipeline.cpp - The tilec pass pipeline
-//-------------------------------===//
+//===- Pipeline.cpp - The tilec pass pipeline -----------------------------===//
 //
 // Read buildDefaultPipeline top to bottom: it is the whole compiler between
 // Sema and the emitters. --print-ir-after-all shows the module after each

@@ -1,5 +1,4 @@
-//===- ReduceEmit.h - IR pieces shared by lower-reduce/lower-cumsum -*- C++
-//-*-===//
+//===- ReduceEmit.h - Shared by lower-reduce/cumsum -------------*- C++ -*-===//
 //
 // Expects: a Builder with an insertion point inside a kernel.
 // Does: the scalar pieces of reductions and scans (identity values, |x|,

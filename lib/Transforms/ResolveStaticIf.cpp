@@ -1,5 +1,4 @@
-//===- ResolveStaticIf.cpp - Remove control flow decided at compile time
-//---===//
+//===- ResolveStaticIf.cpp - Remove control flow decided at compile time --===//
 
 #include "ResolveStaticIf.h"
 #include "tilec/IR/ConstantMatch.h"

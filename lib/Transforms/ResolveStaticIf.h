@@ -1,5 +1,4 @@
-//===- ResolveStaticIf.h - Remove control flow decided at compile time -*- C++
-//-*-===//
+//===- ResolveStaticIf.h - Compile-time control flow ------------*- C++ -*-===//
 //
 // Expects: a module after fold-constants, so that conditions known at
 //   compile time are `const` ops.

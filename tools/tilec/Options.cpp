@@ -1,5 +1,4 @@
-//===- Options.cpp - Command-line options of the tilec driver
-//---------------===//
+//===- Options.cpp - Command-line options of the tilec driver -------------===//
 
 #include "Options.h"
 #include <CLI/CLI.hpp>

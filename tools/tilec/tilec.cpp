@@ -1,5 +1,4 @@
-//===- tilec.cpp - The tilec command-line driver
-//----------------------------===//
+//===- tilec.cpp - The tilec command-line driver --------------------------===//
 //
 // Reads a .tile file (or tile IR text), runs the front end and the pass
 // pipeline, and writes what --emit asks for. Every user mistake ends as a

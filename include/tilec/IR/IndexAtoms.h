@@ -1,5 +1,4 @@
-//===- IndexAtoms.h - Reading i32 IR values as index expressions -*- C++
-//-*-===//
+//===- IndexAtoms.h - IR values as index expressions ------------*- C++ -*-===//
 //
 // Both Sema (user layout functions evaluated on symbolic iterators) and the
 // lowering passes (access indices) need to see an i32 IR value as an
