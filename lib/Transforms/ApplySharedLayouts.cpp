@@ -238,17 +238,16 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Annotations;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::AnnotateLayout) &&
-          Op.getOperand(0)->getType().isBuffer() &&
-          Op.getOperand(0)->getType().getScope() == Scope::Shared)
-        Annotations.push_back(&Op);
-    });
-    bool OK = true;
-    for (Operation *Op : Annotations)
-      OK &= SharedLayoutApplier(*Op, Ctx.Diags).run();
-    return OK;
+    return lowerEach(
+        Module,
+        [](Operation &Op) {
+          return Op.is(OpKind::AnnotateLayout) &&
+                 Op.getOperand(0)->getType().isBuffer() &&
+                 Op.getOperand(0)->getType().getScope() == Scope::Shared;
+        },
+        [&](Operation &Op) {
+          return SharedLayoutApplier(Op, Ctx.Diags).run();
+        });
   }
 };
 

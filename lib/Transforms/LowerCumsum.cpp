@@ -144,15 +144,12 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Scans;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Cumsum) && Op.getParentOfKind(OpKind::Kernel))
-        Scans.push_back(&Op);
-    });
-    bool OK = true;
-    for (Operation *Op : Scans)
-      OK &= CumsumLowering(*Op, Ctx.Diags).run();
-    return OK;
+    return lowerEach(
+        Module,
+        [](Operation &Op) {
+          return Op.is(OpKind::Cumsum) && Op.getParentOfKind(OpKind::Kernel);
+        },
+        [&](Operation &Op) { return CumsumLowering(Op, Ctx.Diags).run(); });
   }
 };
 

@@ -75,16 +75,15 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Allocs;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Alloc) &&
-          Op.getResult()->getType().getScope() == Scope::Fragment)
-        Allocs.push_back(&Op);
-    });
-    bool OK = true;
-    for (Operation *Alloc : Allocs)
-      OK &= FragmentLowering(*Alloc, Ctx.Diags).run();
-    return OK;
+    return lowerEach(
+        Module,
+        [](Operation &Op) {
+          return Op.is(OpKind::Alloc) &&
+                 Op.getResult()->getType().getScope() == Scope::Fragment;
+        },
+        [&](Operation &Alloc) {
+          return FragmentLowering(Alloc, Ctx.Diags).run();
+        });
   }
 };
 

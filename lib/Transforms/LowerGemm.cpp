@@ -243,16 +243,13 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Gemms;
-    Module.walk([&](Operation &Op) {
-      // Tensor-core gemms (planned by gemm-layout) are lower-mma's.
-      if (Op.is(OpKind::Gemm) && !Op.getAttr("mma_warps"))
-        Gemms.push_back(&Op);
-    });
-    bool OK = true;
-    for (Operation *Op : Gemms)
-      OK &= GemmLowering(*Op, Ctx.Diags).run();
-    return OK;
+    // Tensor-core gemms (planned by gemm-layout) are lower-mma's.
+    return lowerEach(
+        Module,
+        [](Operation &Op) {
+          return Op.is(OpKind::Gemm) && !Op.getAttr("mma_warps");
+        },
+        [&](Operation &Op) { return GemmLowering(Op, Ctx.Diags).run(); });
   }
 };
 

@@ -303,24 +303,18 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Gemms;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Gemm) && Op.getAttr("mma_warps"))
-        Gemms.push_back(&Op);
+    auto Planned = [](Operation &Op) {
+      return Op.is(OpKind::Gemm) && Op.getAttr("mma_warps");
+    };
+    return lowerEach(Module, Planned, [&](Operation &Gemm) {
+      auto Plan = readMmaPlan(Gemm);
+      if (Plan)
+        return MmaLowering(Gemm, *Plan, Ctx.Diags).run();
+      Ctx.Diags.report(Gemm.getLoc(), diag::err_lowering_unsupported)
+          << "this T.gemm"
+          << "its 'mma_warps'/'mma_shape' plan does not fit its operands";
+      return false;
     });
-    bool OK = true;
-    for (Operation *Op : Gemms) {
-      auto Plan = readMmaPlan(*Op);
-      if (!Plan) {
-        Ctx.Diags.report(Op->getLoc(), diag::err_lowering_unsupported)
-            << "this T.gemm"
-            << "its 'mma_warps'/'mma_shape' plan does not fit its operands";
-        OK = false;
-        continue;
-      }
-      OK &= MmaLowering(*Op, *Plan, Ctx.Diags).run();
-    }
-    return OK;
   }
 };
 

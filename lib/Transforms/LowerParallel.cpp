@@ -290,16 +290,10 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Loops;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Parallel))
-        Loops.push_back(&Op);
-    });
-    bool OK = true;
     // Innermost first would be needed for nesting, which inference rejects.
-    for (Operation *Loop : Loops)
-      OK &= LoopLowering(*Loop, Ctx.Diags).run();
-    return OK;
+    return lowerEach(
+        Module, [](Operation &Op) { return Op.is(OpKind::Parallel); },
+        [&](Operation &Loop) { return LoopLowering(Loop, Ctx.Diags).run(); });
   }
 };
 

@@ -549,15 +549,12 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Reduces;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Reduce) && Op.getParentOfKind(OpKind::Kernel))
-        Reduces.push_back(&Op);
-    });
-    bool OK = true;
-    for (Operation *Op : Reduces)
-      OK &= ReduceLowering(*Op, Ctx.Diags).run();
-    return OK;
+    return lowerEach(
+        Module,
+        [](Operation &Op) {
+          return Op.is(OpKind::Reduce) && Op.getParentOfKind(OpKind::Kernel);
+        },
+        [&](Operation &Op) { return ReduceLowering(Op, Ctx.Diags).run(); });
   }
 };
 

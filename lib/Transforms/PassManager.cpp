@@ -109,3 +109,17 @@ bool PassManager::run(ir::Operation &Module, PassContext &Ctx) {
     printTimes(Opts.TimingStream ? *Opts.TimingStream : llvm::errs(), Times);
   return Ok;
 }
+
+bool tilec::lowerEach(ir::Operation &Root,
+                      const std::function<bool(ir::Operation &)> &Select,
+                      const std::function<bool(ir::Operation &)> &Lower) {
+  std::vector<ir::Operation *> Ops;
+  Root.walk([&](ir::Operation &Op) {
+    if (Select(Op))
+      Ops.push_back(&Op);
+  });
+  bool OK = true;
+  for (ir::Operation *Op : Ops)
+    OK &= Lower(*Op);
+  return OK;
+}

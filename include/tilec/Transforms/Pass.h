@@ -45,6 +45,15 @@ public:
   virtual bool run(ir::Operation &Module, PassContext &Ctx) = 0;
 };
 
+/// The common shape of a lowering pass: collects the ops under \p Root that
+/// \p Select accepts (all of them first, since lowering erases and inserts
+/// ops), then runs \p Lower on each in program order. Every op is lowered
+/// even after a failure, so that one run reports every error; true when
+/// all succeeded.
+bool lowerEach(ir::Operation &Root,
+               const std::function<bool(ir::Operation &)> &Select,
+               const std::function<bool(ir::Operation &)> &Lower);
+
 using PassFactory = std::function<std::unique_ptr<Pass>()>;
 
 /// Adds a pass to the global registry; re-registering a name replaces it.
