@@ -19,12 +19,17 @@ passed:
   nvcc    nvcc -c for sm_90a on the sm_90 output (and sm_80 on the sm_80
           output, when there is one)
 
-A file whose sm_80 compile fails only because it needs Hopper counts as
-"sm90-only". The table lists every file with its first failing step and the
+Kernel factories whose parameters have no defaults get -D values the way a
+user reads them off the example: from the file's own host code, by
+`call_site_defines` (the first call of the factory whose arguments resolve
+to constants through literals, module constants, the enclosing function's
+defaults and local assignments, and argparse defaults). The -D values used
+are printed with --verbose. The table lists every file with its first failing step and the
 first line of tilec's error, then the totals.
 """
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -55,6 +60,188 @@ def corpus(checkout: Path, only: str):
     return files
 
 
+class _Unresolved(Exception):
+    pass
+
+
+def _argparse_defaults(tree):
+    """--name -> default for every add_argument call in the file."""
+    out = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument" and node.args):
+            continue
+        flag = node.args[-1]
+        if not isinstance(flag, ast.Constant) or not isinstance(flag.value, str):
+            continue
+        dest = flag.value.lstrip("-").replace("-", "_")
+        for kw in node.keywords:
+            if kw.arg == "default":
+                out[dest] = kw.value
+            elif kw.arg == "dest" and isinstance(kw.value, ast.Constant):
+                dest = kw.value.value
+        if dest not in out and any(kw.arg == "action" for kw in node.keywords):
+            out[dest] = ast.Constant(False)
+    return out
+
+
+class _Resolver:
+    """Evaluates a call argument of the host code to a constant."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.module = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                self._bind(self.module, node.targets[0], node.value)
+        self.argparse = _argparse_defaults(tree)
+        self.funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        self.depth = 0
+
+    @staticmethod
+    def _bind(env, target, value):
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
+                and len(target.elts) == len(value.elts):
+            for t, v in zip(target.elts, value.elts):
+                _Resolver._bind(env, t, v)
+
+    def eval(self, node, env, func):
+        self.depth += 1
+        try:
+            if self.depth > 40:
+                raise _Unresolved()
+            return self._eval(node, env, func)
+        finally:
+            self.depth -= 1
+
+    def _eval(self, node, env, func):
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -self.eval(node.operand, env, func)
+        if isinstance(node, ast.BinOp):
+            a, b = self.eval(node.left, env, func), self.eval(node.right, env, func)
+            ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                   ast.FloorDiv: lambda: a // b, ast.Pow: lambda: a ** b,
+                   ast.LShift: lambda: a << b, ast.Div: lambda: a / b}
+            if type(node.op) in ops:
+                return ops[type(node.op)]()
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id in ("T", "torch", "tl"):
+                return node.attr
+            if isinstance(node.value, ast.Name) and node.attr in self.argparse:
+                return self.eval(self.argparse[node.attr], {}, None)
+        if isinstance(node, ast.Name):
+            if node.id in env:
+                return self.eval(env[node.id], {}, None) if env is self.module \
+                    else self.eval(env[node.id], env, func)
+            if func is not None:
+                return self._param(node.id, func)
+            if node.id in self.module:
+                return self.eval(self.module[node.id], self.module, None)
+        raise _Unresolved()
+
+    def _param(self, name, func):
+        """A parameter of func: its default, or its value at a call site."""
+        args = func.args
+        params = args.args + args.kwonlyargs
+        for i, a in enumerate(args.args):
+            if a.arg != name:
+                continue
+            for call in self._calls(func.name):
+                try:
+                    if i < len(call.args):
+                        return self.eval(call.args[i], self._env_of(call), self._func_of(call))
+                    for kw in call.keywords:
+                        if kw.arg == name:
+                            return self.eval(kw.value, self._env_of(call), self._func_of(call))
+                except _Unresolved:
+                    continue
+            defaults = args.defaults
+            k = i - (len(args.args) - len(defaults))
+            if k >= 0:
+                return self.eval(defaults[k], self.module, None)
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            if a.arg == name and d is not None:
+                return self.eval(d, self.module, None)
+        if name in self.module:
+            return self.eval(self.module[name], self.module, None)
+        raise _Unresolved()
+
+    def _calls(self, fname):
+        return [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Name) and n.func.id == fname]
+
+    def _func_of(self, node):
+        for f in self.funcs.values():
+            if any(n is node for n in ast.walk(f)):
+                inner = [g for g in ast.walk(f) if isinstance(g, ast.FunctionDef) and g is not f
+                         and any(n is node for n in ast.walk(g))]
+                return inner[-1] if inner else f
+        return None
+
+    def _env_of(self, node):
+        func = self._func_of(node)
+        if func is None:
+            return self.module
+        env = {}
+        for stmt in ast.walk(func):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                    and stmt.lineno < node.lineno:
+                self._bind(env, stmt.targets[0], stmt.value)
+        return env
+
+
+def _define_text(v):
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, (int, float, str)):
+        return str(v)
+    raise _Unresolved()
+
+
+def call_site_defines(path: Path):
+    """-D values for the factory parameters that have no default."""
+    try:
+        tree = ast.parse(path.read_text(errors="replace"))
+    except SyntaxError:
+        return []
+    res = _Resolver(tree)
+    defines = {}
+    for f in tree.body:
+        if not isinstance(f, ast.FunctionDef):
+            continue
+        needed = [a.arg for a in f.args.args[:len(f.args.args) - len(f.args.defaults)]]
+        if not needed:
+            continue
+        for call in res._calls(f.name) + _compile_calls(tree, f.name):
+            got = {}
+            try:
+                for i, a in enumerate(call.args[:len(f.args.args)]):
+                    got[f.args.args[i].arg] = _define_text(
+                        res.eval(a, res._env_of(call), res._func_of(call)))
+                for kw in call.keywords:
+                    if kw.arg:
+                        got[kw.arg] = _define_text(
+                            res.eval(kw.value, res._env_of(call), res._func_of(call)))
+            except _Unresolved:
+                continue
+            if all(n in got for n in needed):
+                for k, v in got.items():
+                    defines.setdefault(k, v)
+                break
+    return [f"-D{k}={v}" for k, v in defines.items()]
+
+
+def _compile_calls(tree, fname):
+    """`f.compile(...)` calls of an eager @tilelang.jit function."""
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and n.func.attr == "compile"
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == fname]
+
+
 def run(cmd):
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
@@ -73,9 +260,10 @@ def first_error(text: str) -> str:
 
 def check_file(args, rel, path, tmp):
     stem = re.sub(r"[^A-Za-z0-9_]", "_", rel)
+    defines = call_site_defines(path)
     out = {"file": rel, "ir": False, "sm80": False, "sm90": False,
-           "nvcc90": None, "nvcc80": None, "error": ""}
-    rc, text = run([args.tilec, str(path), "--emit=ir", "-o", f"{tmp}/{stem}.tir"])
+           "nvcc90": None, "nvcc80": None, "error": "", "defines": defines}
+    rc, text = run([args.tilec, str(path), *defines, "--emit=ir", "-o", f"{tmp}/{stem}.tir"])
     if rc != 0:
         out["error"] = "ir: " + first_error(text)
         return out
@@ -83,7 +271,7 @@ def check_file(args, rel, path, tmp):
     cu = {}
     for tgt in ("sm_80", "sm_90"):
         dst = f"{tmp}/{stem}_{tgt}.cu"
-        rc, text = run([args.tilec, str(path), f"--target={tgt}", "-o", dst])
+        rc, text = run([args.tilec, str(path), *defines, f"--target={tgt}", "-o", dst])
         key = tgt.replace("_", "")
         out[key] = rc == 0
         if rc == 0:
@@ -113,6 +301,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--json")
     ap.add_argument("--no-nvcc", action="store_true")
+    ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
 
     files = corpus(args.checkout, args.only)
@@ -126,6 +315,8 @@ def main():
     for r in results:
         print(f"{r['file'][9:]:<62} {mark(r['ir']):>4} {mark(r['sm80']):>4} "
               f"{mark(r['sm90']):>4} {mark(r['nvcc90']):>4} {mark(r['nvcc80']):>4}  {r['error']}")
+        if args.verbose and r["defines"]:
+            print("    " + " ".join(r["defines"]))
     n = len(results)
     ir = sum(r["ir"] for r in results)
     s90 = sum(r["sm90"] for r in results)

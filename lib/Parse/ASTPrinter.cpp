@@ -57,6 +57,10 @@ private:
   void printList(StringRef Head, const ExprList &Elts);
   void printCall(const CallExpr &C);
   void printCompare(const CompareExpr &C);
+  void printDict(const DictExpr &D);
+  void printJoinedStr(const JoinedStrExpr &J);
+  void printComprehension(const ComprehensionExpr &C);
+  void printTagged(StringRef Head, const Expr *E);
 
   raw_ostream &OS;
 };
@@ -97,10 +101,12 @@ void ExprPrinter::printCompare(const CompareExpr &C) {
 
 void ExprPrinter::printParam(const Param &P) {
   OS << '(';
-  if (P.K == Param::Kind::VarArgs)
+  if (P.K == Param::Kind::VarArgs && P.Name != "*")
     OS << '*';
   else if (P.K == Param::Kind::KwArgs)
     OS << "**";
+  if (P.KwOnly && P.K == Param::Kind::Normal)
+    OS << "kw ";
   OS << P.Name;
   if (P.Annotation) {
     OS << " : ";
@@ -192,19 +198,8 @@ void ExprPrinter::print(const Expr &E) {
     return printList("Tuple", llvm::cast<TupleExpr>(E).Elts);
   case K::List:
     return printList("List", llvm::cast<ListExpr>(E).Elts);
-  case K::Dict: {
-    const auto &D = llvm::cast<DictExpr>(E);
-    OS << "(Dict";
-    for (size_t I = 0; I < D.Keys.size(); ++I) {
-      OS << " (";
-      print(*D.Keys[I]);
-      OS << " : ";
-      print(*D.Values[I]);
-      OS << ')';
-    }
-    OS << ')';
-    return;
-  }
+  case K::Dict:
+    return printDict(llvm::cast<DictExpr>(E));
   case K::IfExp: {
     const auto &I = llvm::cast<IfExpExpr>(E);
     OS << "(IfExp ";
@@ -229,11 +224,95 @@ void ExprPrinter::print(const Expr &E) {
     return;
   }
   case K::Starred:
-    OS << "(* ";
-    print(*llvm::cast<StarredExpr>(E).Value);
+    return printTagged("*", llvm::cast<StarredExpr>(E).Value.get());
+  case K::JoinedStr:
+    return printJoinedStr(llvm::cast<JoinedStrExpr>(E));
+  case K::Comprehension:
+    return printComprehension(llvm::cast<ComprehensionExpr>(E));
+  case K::NamedExpr: {
+    const auto &N = llvm::cast<NamedExpr>(E);
+    OS << "(:= ";
+    print(*N.Target);
+    OS << ' ';
+    print(*N.Value);
     OS << ')';
     return;
   }
+  case K::Await:
+    return printTagged("Await", llvm::cast<AwaitExpr>(E).Value.get());
+  case K::Yield: {
+    const auto &Y = llvm::cast<YieldExpr>(E);
+    return printTagged(Y.From ? "YieldFrom" : "Yield", Y.Value.get());
+  }
+  case K::Set:
+    return printList("Set", llvm::cast<SetExpr>(E).Elts);
+  }
+}
+
+void ExprPrinter::printTagged(StringRef Head, const Expr *E) {
+  OS << '(' << Head << ' ';
+  print(E);
+  OS << ')';
+}
+
+void ExprPrinter::printDict(const DictExpr &D) {
+  OS << "(Dict";
+  for (size_t I = 0; I < D.Keys.size(); ++I) {
+    OS << " (";
+    if (D.Keys[I]) {
+      print(*D.Keys[I]);
+      OS << " : ";
+    } else {
+      OS << "** ";
+    }
+    print(*D.Values[I]);
+    OS << ')';
+  }
+  OS << ')';
+}
+
+void ExprPrinter::printJoinedStr(const JoinedStrExpr &J) {
+  OS << "(JoinedStr";
+  for (const FStringPart &P : J.Parts) {
+    OS << ' ';
+    if (!P.Value) {
+      printEscaped(P.Literal, '"', OS);
+      continue;
+    }
+    OS << "{";
+    print(*P.Value);
+    if (P.Conversion)
+      OS << " !" << P.Conversion;
+    if (P.FormatSpec) {
+      OS << " : ";
+      print(*P.FormatSpec);
+    }
+    OS << "}";
+  }
+  OS << ')';
+}
+
+void ExprPrinter::printComprehension(const ComprehensionExpr &C) {
+  static const char *Heads[] = {"ListComp", "SetComp", "DictComp",
+                                "GeneratorExp"};
+  OS << '(' << Heads[unsigned(C.CK)] << ' ';
+  print(*C.Elt);
+  if (C.DictValue) {
+    OS << " : ";
+    print(*C.DictValue);
+  }
+  for (const ComprehensionFor &F : C.Fors) {
+    OS << " (for ";
+    print(*F.Target);
+    OS << " in ";
+    print(*F.Iter);
+    for (const ExprPtr &Cond : F.Ifs) {
+      OS << " if ";
+      print(*Cond);
+    }
+    OS << ')';
+  }
+  OS << ')';
 }
 
 class StmtPrinter {
@@ -248,6 +327,9 @@ private:
   void elseBody(const StmtList &Else, unsigned Indent);
   void printIf(const IfStmt &S, unsigned Indent);
   void printFunction(const FunctionDefStmt &F, unsigned Indent);
+  void printClass(const ClassDefStmt &C, unsigned Indent);
+  void printTry(const TryStmt &T, unsigned Indent);
+  void printDecorators(const ExprList &Decorators, unsigned Indent);
   void printSimple(const Stmt &S, unsigned Indent);
   void printImportNames(const std::vector<ImportAlias> &Names);
   void newline(unsigned Indent) { OS << '\n' << std::string(2 * Indent, ' '); }
@@ -291,17 +373,63 @@ void StmtPrinter::printIf(const IfStmt &S, unsigned Indent) {
   OS << ')';
 }
 
-void StmtPrinter::printFunction(const FunctionDefStmt &F, unsigned Indent) {
-  open("FunctionDef " + F.Name, F, Indent);
-  if (!F.Decorators.empty()) {
-    newline(Indent + 1);
-    OS << "(decorators";
-    for (const ExprPtr &D : F.Decorators) {
-      OS << ' ';
-      Exprs.print(*D);
-    }
+void StmtPrinter::printDecorators(const ExprList &Decorators, unsigned Indent) {
+  if (Decorators.empty())
+    return;
+  newline(Indent);
+  OS << "(decorators";
+  for (const ExprPtr &D : Decorators) {
+    OS << ' ';
+    Exprs.print(*D);
+  }
+  OS << ')';
+}
+
+void StmtPrinter::printClass(const ClassDefStmt &C, unsigned Indent) {
+  open("ClassDef " + C.Name, C, Indent);
+  printDecorators(C.Decorators, Indent + 1);
+  for (const ExprPtr &B : C.Bases) {
+    OS << ' ';
+    Exprs.print(*B);
+  }
+  for (const Keyword &K : C.Keywords) {
+    OS << " (" << (K.Name.empty() ? "**" : K.Name + "=");
+    Exprs.print(*K.Value);
     OS << ')';
   }
+  body(C.Body, Indent + 1);
+  OS << ')';
+}
+
+void StmtPrinter::printTry(const TryStmt &T, unsigned Indent) {
+  open("Try", T, Indent);
+  body(T.Body, Indent + 1);
+  for (const ExceptHandler &H : T.Handlers) {
+    newline(Indent + 1);
+    OS << "(except";
+    if (H.Type) {
+      OS << ' ';
+      Exprs.print(*H.Type);
+    }
+    if (!H.Name.empty())
+      OS << " as " << H.Name;
+    body(H.Body, Indent + 2);
+    OS << ')';
+  }
+  elseBody(T.Else, Indent + 1);
+  if (!T.Finally.empty()) {
+    newline(Indent + 1);
+    OS << "(finally";
+    body(T.Finally, Indent + 2);
+    OS << ')';
+  }
+  OS << ')';
+}
+
+void StmtPrinter::printFunction(const FunctionDefStmt &F, unsigned Indent) {
+  open(std::string(F.IsAsync ? "AsyncFunctionDef " : "FunctionDef ") + F.Name,
+       F, Indent);
+  printDecorators(F.Decorators, Indent + 1);
   newline(Indent + 1);
   OS << "(params";
   for (const Param &P : F.Params) {
@@ -335,6 +463,10 @@ void StmtPrinter::print(const Stmt &S, unsigned Indent) {
     return printIf(llvm::cast<IfStmt>(S), Indent);
   case K::FunctionDef:
     return printFunction(llvm::cast<FunctionDefStmt>(S), Indent);
+  case K::ClassDef:
+    return printClass(llvm::cast<ClassDefStmt>(S), Indent);
+  case K::Try:
+    return printTry(llvm::cast<TryStmt>(S), Indent);
   case K::For: {
     const auto &F = llvm::cast<ForStmt>(S);
     open("For", S, Indent);
@@ -454,11 +586,29 @@ void StmtPrinter::printSimple(const Stmt &S, unsigned Indent) {
     break;
   }
   case K::Raise: {
+    const auto &R = llvm::cast<RaiseStmt>(S);
     open("Raise", S, Indent);
-    if (const Expr *E = llvm::cast<RaiseStmt>(S).Exc.get())
-      Space(*E);
+    if (R.Exc)
+      Space(*R.Exc);
+    if (R.Cause) {
+      OS << " from";
+      Space(*R.Cause);
+    }
     break;
   }
+  case K::Global:
+  case K::Nonlocal: {
+    const auto &D = llvm::cast<ScopeDeclStmt>(S);
+    open(D.isGlobal() ? "Global" : "Nonlocal", S, Indent);
+    for (const std::string &N : D.Names)
+      OS << ' ' << N;
+    break;
+  }
+  case K::Delete:
+    open("Delete", S, Indent);
+    for (const ExprPtr &T : llvm::cast<DeleteStmt>(S).Targets)
+      Space(*T);
+    break;
   default:
     assert(false && "compound statements are printed by print()");
     break;

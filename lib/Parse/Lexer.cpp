@@ -1,7 +1,9 @@
 //===- Lexer.cpp - Python tokenizer for .tile files -----------------------===//
 //
 // Python's tokenizer, minus the features .tile files do not need: no
-// non-ASCII identifiers, no f-string internals, no complex literals. Every
+// non-ASCII identifiers, no complex literals. f-strings are split into
+// literal pieces and replacement fields (PEP 498 rules: an expression may
+// not reuse the string's own quote). Every
 // lexing function consumes at least one byte or pushes a token, so the lexer
 // always terminates; every read checks `Cur < End`, so NUL bytes and a
 // missing final newline are ordinary input.
@@ -114,6 +116,13 @@ Lexer::Lexer(llvm::SourceMgr &SM, unsigned BufferID, DiagnosticEngine &Diags)
   Indents.push_back({0, 0});
 }
 
+Lexer::Lexer(llvm::SourceMgr &SM, unsigned BufferID, DiagnosticEngine &Diags,
+             const char *Begin, const char *RangeEnd)
+    : SM(SM), BufferID(BufferID), Diags(Diags), BufStart(Begin), Cur(Begin),
+      End(RangeEnd), AtLineStart(false), ExprMode(true) {
+  Indents.push_back({0, 0});
+}
+
 Token Lexer::next() {
   while (Pending.empty()) {
     if (Finished) {
@@ -221,6 +230,8 @@ void Lexer::lexLogicalLineStart() {
 }
 
 void Lexer::lexEndOfBuffer() {
+  if (ExprMode)
+    return lexEndOfExpression();
   if (!Brackets.empty()) {
     report(Brackets.front().Loc, diag::err_lex_unclosed_bracket)
         << std::string(1, Brackets.front().Ch);
@@ -241,6 +252,17 @@ void Lexer::lexEndOfBuffer() {
       ++At;
     report(At == End ? BufStart : At, diag::err_lex_empty_file);
   }
+  push(tok::Eof, End, End);
+  Finished = true;
+}
+
+/// The end of an f-string field's expression: no NEWLINE, and an open
+/// bracket is reported at the field, not as swallowing the file.
+void Lexer::lexEndOfExpression() {
+  if (!Brackets.empty())
+    report(Brackets.front().Loc, diag::err_lex_fstring)
+        << fmt::format("'{0}' was never closed", Brackets.front().Ch);
+  Brackets.clear();
   push(tok::Eof, End, End);
   Finished = true;
 }
@@ -293,7 +315,7 @@ void Lexer::lexToken() {
     const char *Start = Cur++;
     if (C == '\r' && Cur < End && *Cur == '\n')
       ++Cur;
-    if (!Brackets.empty())
+    if (!Brackets.empty() || ExprMode)
       return;
     if (LineHasTokens)
       push(tok::Newline, Start, Cur);
@@ -435,26 +457,31 @@ void Lexer::lexNumber() {
 void Lexer::lexString(const char *Start, StringRef Prefix) {
   std::string P = Prefix.lower();
   bool Raw = P.find('r') != std::string::npos;
+  bool IsF = P.find('f') != std::string::npos;
   char Quote = *Cur;
   bool Triple = End - Cur >= 3 && Cur[1] == Quote && Cur[2] == Quote;
   Cur += Triple ? 3 : 1;
+  const char *BodyBegin = Cur;
   std::string Value;
-  bool Terminated = lexStringBody(Start, Quote, Triple, Raw, Value);
+  bool Terminated = lexStringBody(Start, Quote, Triple, Raw, !IsF, Value);
   Token &T = push(tok::String, Start, Cur);
   T.StrValue = std::move(Value);
   if (!Terminated) {
     report(Start, diag::err_lex_unterminated_string);
     if (Cur == End && !SwallowedFrom)
       SwallowedFrom = Start;
-  } else if (P.find('f') != std::string::npos)
-    report(Start, Cur, diag::err_python_feature) << "f-string";
+    return;
+  }
+  if (IsF)
+    lexFString(T, BodyBegin, Cur - (Triple ? 3 : 1), Raw);
 }
 
-/// Reads up to and including the closing quote. Returns false at a line end
-/// (short strings; the line break is left for the NEWLINE token) or at the
-/// end of the buffer.
+/// Reads up to and including the closing quote, decoding escapes into
+/// \p Value when \p Decode is set (an f-string's body is decoded piece by
+/// piece later). Returns false at a line end (short strings; the line break
+/// is left for the NEWLINE token) or at the end of the buffer.
 bool Lexer::lexStringBody(const char *Start, char Quote, bool Triple, bool Raw,
-                          std::string &Value) {
+                          bool Decode, std::string &Value) {
   bool ReportedUTF8 = false;
   while (Cur < End) {
     char C = *Cur;
@@ -470,8 +497,15 @@ bool Lexer::lexStringBody(const char *Start, char Quote, bool Triple, bool Raw,
     }
     if ((C == '\n' || C == '\r') && !Triple)
       return false;
-    if (C == '\\') {
+    if (C == '\\' && Decode) {
       decodeEscape(Value, Raw);
+      continue;
+    }
+    if (C == '\\') {
+      // Only skipped here: the escaped character cannot close the string.
+      Cur += Cur + 1 < End ? 2 : 1;
+      if (Cur[-1] == '\r' && Cur < End && *Cur == '\n')
+        ++Cur;
       continue;
     }
     if (C == '\r') {
@@ -491,6 +525,157 @@ bool Lexer::lexStringBody(const char *Start, char Quote, bool Triple, bool Raw,
     Cur += N;
   }
   return false;
+}
+
+//===----------------------------------------------------------------------===//
+// f-strings
+//===----------------------------------------------------------------------===//
+
+// fstring_body  -> (literal | '{{' | '}}' | field)*
+// field         -> '{' expression ['='] ['!' NAME] [':' format_spec] '}'
+// format_spec   -> (literal | field)*
+//
+// The lexer splits the body; the expressions stay source ranges that the
+// parser lexes again, so their diagnostics point into the f-string.
+void Lexer::lexFString(Token &T, const char *BodyBegin, const char *BodyEnd,
+                       bool Raw) {
+  const char *After = Cur;
+  auto Pieces = std::make_shared<std::vector<FStringPiece>>();
+  Cur = BodyBegin;
+  // After an error the string keeps no fields: the parser would only
+  // report the same problem again.
+  if (!lexFStringPieces(BodyEnd, Raw, /*InSpec=*/false, *Pieces))
+    Pieces->clear();
+  Cur = After;
+  T.FString = std::move(Pieces);
+}
+
+/// Pieces up to \p Stop (a format spec stops early, at its closing '}').
+bool Lexer::lexFStringPieces(const char *Stop, bool Raw, bool InSpec,
+                             std::vector<FStringPiece> &Out) {
+  std::string Lit;
+  auto Flush = [&] {
+    if (Lit.empty())
+      return;
+    Out.emplace_back();
+    Out.back().Literal = std::move(Lit);
+    Lit.clear();
+  };
+  const char *SavedEnd = End;
+  End = Stop;
+  bool OK = true;
+  while (Cur < Stop && OK) {
+    char C = *Cur;
+    bool Doubled = Cur + 1 < Stop && Cur[1] == C && !InSpec;
+    if ((C == '{' || C == '}') && Doubled) {
+      Lit += C;
+      Cur += 2;
+    } else if (C == '{') {
+      Flush();
+      Out.emplace_back();
+      OK = lexFStringField(Stop, Raw, Out.back());
+    } else if (C == '}') {
+      report(Cur, Cur + 1, diag::err_lex_fstring)
+          << "single '}' is not allowed";
+      OK = false;
+    } else if (C == '\\') {
+      decodeEscape(Lit, Raw);
+    } else {
+      Lit += C;
+      ++Cur;
+    }
+  }
+  Flush();
+  End = SavedEnd;
+  return OK;
+}
+
+/// A replacement field, Cur at its '{'; leaves Cur past its '}'.
+bool Lexer::lexFStringField(const char *Stop, bool Raw, FStringPiece &Field) {
+  const char *Open = Cur++;
+  Field.IsField = true;
+  Field.ExprBegin = Cur;
+  Cur = scanFieldExpr(Stop);
+  Field.ExprEnd = Cur;
+  if (Field.ExprBegin == Field.ExprEnd ||
+      StringRef(Field.ExprBegin, Field.ExprEnd - Field.ExprBegin)
+          .trim()
+          .empty()) {
+    report(Open, Cur, diag::err_lex_fstring) << "empty expression not allowed";
+    return false;
+  }
+  if (Cur < Stop && *Cur == '=') {
+    Field.Debug = true;
+    ++Cur;
+  }
+  if (Cur + 1 < Stop && *Cur == '!') {
+    Field.Conversion = Cur[1];
+    Cur += 2;
+    if (Field.Conversion != 's' && Field.Conversion != 'r' &&
+        Field.Conversion != 'a') {
+      report(Cur - 2, Cur, diag::err_lex_fstring)
+          << "invalid conversion character: expected 's', 'r', or 'a'";
+      return false;
+    }
+  }
+  if (Cur < Stop && *Cur == ':') {
+    const char *SpecEnd = scanFormatSpec(Stop);
+    ++Cur;
+    if (!lexFStringPieces(SpecEnd, Raw, /*InSpec=*/true, Field.Spec))
+      return false;
+    Cur = SpecEnd;
+  }
+  if (Cur < Stop && *Cur == '}') {
+    ++Cur;
+    return true;
+  }
+  report(Open, Cur, diag::err_lex_fstring) << "expecting '}'";
+  return false;
+}
+
+/// The end of a field's expression: the first '}', '!', ':' or '=' (not
+/// part of '!=', '==', '<=', '>=', ':=') outside brackets and strings.
+const char *Lexer::scanFieldExpr(const char *Stop) {
+  unsigned Depth = 0;
+  const char *P = Cur;
+  for (; P < Stop; ++P) {
+    char C = *P;
+    if (C == '\'' || C == '"') {
+      const char *Q = P + 1;
+      while (Q < Stop && *Q != C)
+        Q += *Q == '\\' ? 2 : 1;
+      P = std::min(Q, Stop - 1);
+    } else if (C == '(' || C == '[' || C == '{') {
+      ++Depth;
+    } else if ((C == ')' || C == ']' || C == '}') && Depth > 0) {
+      --Depth;
+    } else if (Depth > 0) {
+      continue;
+    } else if (C == '}' || C == ':') {
+      return P;
+    } else if (C == '!' && !(P + 1 < Stop && P[1] == '=')) {
+      return P;
+    } else if (C == '=' && !(P + 1 < Stop && P[1] == '=') &&
+               !(P > Cur && StringRef("=!<>").contains(P[-1]))) {
+      return P;
+    }
+  }
+  return Stop;
+}
+
+/// The '}' that closes the format spec starting at Cur (a ':'), past any
+/// nested fields.
+const char *Lexer::scanFormatSpec(const char *Stop) {
+  unsigned Depth = 0;
+  for (const char *P = Cur + 1; P < Stop; ++P) {
+    if (*P == '{')
+      ++Depth;
+    else if (*P == '}' && Depth == 0)
+      return P;
+    else if (*P == '}')
+      --Depth;
+  }
+  return Stop;
 }
 
 /// Decodes the escape sequence at Cur (a backslash) into \p Value.
@@ -605,6 +790,11 @@ void Lexer::lexPunct() {
 /// sees balanced brackets; a closer with nothing open is dropped.
 bool Lexer::closeBracket(char &Ch) {
   const char *At = Cur - 1;
+  if (Brackets.empty() && ExprMode) {
+    report(At, diag::err_lex_fstring)
+        << fmt::format("unmatched '{0}' in replacement field", Ch);
+    return false;
+  }
   if (Brackets.empty()) {
     report(At, diag::err_lex_unbalanced_bracket) << std::string(1, Ch);
     return false;

@@ -119,8 +119,45 @@ bool Parser::startsExpression(const Token &T) {
   }
 }
 
-void Parser::rejectComprehension() {
-  Diags.report(tok().getRange(), diag::err_python_feature) << "comprehension";
+// comp_for -> ['async'] 'for' exprlist 'in' or_test comp_iter?
+// comp_iter -> comp_for | 'if' or_test comp_iter?
+bool Parser::parseComprehensionFors(std::vector<ComprehensionFor> &Fors) {
+  while (at(tok::kw_for) || (at(tok::kw_async) && peek().is(tok::kw_for))) {
+    consumeIf(tok::kw_async);
+    consume();
+    ComprehensionFor F;
+    F.Target = parseExprList();
+    if (!F.Target || !checkTarget(*F.Target, /*AllowUnpacking=*/true) ||
+        !expect(tok::kw_in))
+      return false;
+    if (!(F.Iter = parseOrTest()))
+      return false;
+    while (consumeIf(tok::kw_if)) {
+      ExprPtr Cond = parseOrTest();
+      if (!Cond)
+        return false;
+      F.Ifs.push_back(std::move(Cond));
+    }
+    Fors.push_back(std::move(F));
+  }
+  return true;
+}
+
+/// The comprehension whose element \p Elt has been parsed, up to and
+/// including \p Closer.
+ExprPtr Parser::parseComprehension(ComprehensionExpr::CompKind K, SMLoc Start,
+                                   ExprPtr Elt, ExprPtr Value,
+                                   const Token &Open, tok::Kind Closer) {
+  if (llvm::isa<StarredExpr>(*Elt)) {
+    Diags.report(rangeOf(*Elt), diag::err_unexpected_token)
+        << "starred expression in comprehension";
+    return nullptr;
+  }
+  std::vector<ComprehensionFor> Fors;
+  if (!parseComprehensionFors(Fors) || !expectCloser(Closer, Open))
+    return nullptr;
+  return make<ComprehensionExpr>(rangeFrom(Start), K, std::move(Elt),
+                                 std::move(Value), std::move(Fors));
 }
 
 // testlist_star_expr -> (test|star_expr) (',' (test|star_expr))* [',']
@@ -194,11 +231,8 @@ ExprPtr Parser::parseTest() {
   ExprPtr Then = parseOrTest();
   if (!Then)
     return nullptr;
-  if (at(tok::ColonEqual)) {
-    Diags.report(tok().getRange(), diag::err_python_feature)
-        << "assignment expression (:=)";
-    return nullptr;
-  }
+  if (at(tok::ColonEqual))
+    return parseNamedExpr(std::move(Then));
   if (!consumeIf(tok::kw_if))
     return Then;
   ExprPtr Cond = parseOrTest();
@@ -213,6 +247,21 @@ ExprPtr Parser::parseTest() {
     return nullptr;
   return make<IfExpExpr>(rangeFrom(Start), std::move(Cond), std::move(Then),
                          std::move(Else));
+}
+
+// namedexpr -> NAME ':=' test
+ExprPtr Parser::parseNamedExpr(ExprPtr Target) {
+  if (!llvm::isa<NameExpr>(*Target) || isParenthesized(*Target)) {
+    Diags.report(rangeOf(*Target), diag::err_invalid_assign_target)
+        << describeForAssign(*Target);
+    return nullptr;
+  }
+  SMLoc Start = startOf(*Target);
+  consume();
+  ExprPtr Value = parseTest();
+  if (!Value)
+    return nullptr;
+  return make<NamedExpr>(rangeFrom(Start), std::move(Target), std::move(Value));
 }
 
 // lambdef -> 'lambda' [params] ':' test
@@ -343,11 +392,13 @@ ExprPtr Parser::parseFactor() {
 
 // power -> primary ['**' factor]
 ExprPtr Parser::parsePower() {
-  if (at(tok::kw_await)) {
-    Diags.report(tok().getRange(), diag::err_python_feature) << "await";
-    return nullptr;
-  }
   SMLoc Start = tok().getLoc();
+  if (consumeIf(tok::kw_await)) {
+    ExprPtr V = parsePrimary();
+    if (!V)
+      return nullptr;
+    return make<AwaitExpr>(rangeFrom(Start), std::move(V));
+  }
   ExprPtr Base = parsePrimary();
   if (!Base || !at(tok::DoubleStar))
     return Base;
@@ -432,9 +483,13 @@ bool Parser::parseArgument(ExprList &Args, std::vector<Keyword> &Keywords) {
     return false;
   if (Star) {
     E = make<StarredExpr>(rangeFrom(Start), std::move(E));
-  } else if (at(tok::kw_for)) {
-    rejectComprehension();
-    return false;
+  } else if (at(tok::kw_for) || at(tok::kw_async)) {
+    std::vector<ComprehensionFor> Fors;
+    if (!parseComprehensionFors(Fors))
+      return false;
+    E = make<ComprehensionExpr>(rangeFrom(Start),
+                                ComprehensionExpr::CompKind::Generator,
+                                std::move(E), nullptr, std::move(Fors));
   } else if (at(tok::Equal)) {
     auto *Name = llvm::dyn_cast<NameExpr>(E.get());
     if (!Name || isParenthesized(*E)) {
@@ -531,8 +586,7 @@ ExprPtr Parser::parseAtom() {
     consume();
     return make<BoolLitExpr>(T.getRange(), T.is(tok::kw_True));
   case tok::kw_yield:
-    Diags.report(T.getRange(), diag::err_python_feature) << "yield";
-    return nullptr;
+    return parseYield();
   default:
     errorExpected("expression");
     return nullptr;
@@ -548,27 +602,46 @@ bool Parser::parseSequence(ExprList &Elts, const Token &Open, tok::Kind Closer,
     if (!E)
       return false;
     Elts.push_back(std::move(E));
-    if (Elts.size() == 1 && at(tok::kw_for)) {
-      rejectComprehension();
-      return false;
-    }
     if (!consumeIf(tok::Comma))
       break;
     SawComma = true;
   }
   return expectCloser(Closer, Open,
-                      Closer == tok::RPar ? "',' or ')'" : "',' or ']'");
+                      Closer == tok::RPar   ? "',' or ')'"
+                      : Closer == tok::RSqb ? "',' or ']'"
+                                            : "',' or '}'");
 }
 
-// paren -> '(' [testlist_comp] ')'
+/// True at the `for` of a comprehension after its first element.
+bool Parser::atComprehension() const {
+  return at(tok::kw_for) || (at(tok::kw_async) && peek().is(tok::kw_for));
+}
+
+// paren -> '(' [yield_expr | testlist_comp | test comp_for] ')'
 ExprPtr Parser::parseParenAtom() {
   const Token &Open = consume();
-  if (at(tok::kw_yield))
-    return parseAtom();
+  if (at(tok::kw_yield)) {
+    ExprPtr Y = parseYield();
+    return Y && expectCloser(tok::RPar, Open) ? std::move(Y) : nullptr;
+  }
   ExprList Elts;
-  bool SawComma = false;
-  if (!parseSequence(Elts, Open, tok::RPar, SawComma))
+  if (!at(tok::RPar)) {
+    ExprPtr First = parseTestOrStar();
+    if (!First)
+      return nullptr;
+    if (atComprehension())
+      return parseComprehension(ComprehensionExpr::CompKind::Generator,
+                                Open.getLoc(), std::move(First), nullptr, Open,
+                                tok::RPar);
+    Elts.push_back(std::move(First));
+  }
+  bool SawComma = consumeIf(tok::Comma);
+  if (SawComma || Elts.empty()) {
+    if (!parseSequence(Elts, Open, tok::RPar, SawComma))
+      return nullptr;
+  } else if (!expectCloser(tok::RPar, Open, "',' or ')'")) {
     return nullptr;
+  }
   SMRange R = rangeFrom(Open.getLoc());
   if (Elts.size() != 1 || SawComma)
     return make<TupleExpr>(R, std::move(Elts));
@@ -576,44 +649,86 @@ ExprPtr Parser::parseParenAtom() {
   return rejectLoneStar(std::move(Elts.front()));
 }
 
-// list -> '[' [testlist_comp] ']'
+// list -> '[' [testlist_comp | test comp_for] ']'
 ExprPtr Parser::parseListAtom() {
   const Token &Open = consume();
   ExprList Elts;
+  if (!at(tok::RSqb)) {
+    ExprPtr First = parseTestOrStar();
+    if (!First)
+      return nullptr;
+    if (atComprehension())
+      return parseComprehension(ComprehensionExpr::CompKind::List,
+                                Open.getLoc(), std::move(First), nullptr, Open,
+                                tok::RSqb);
+    Elts.push_back(std::move(First));
+  }
   bool SawComma = false;
-  if (!parseSequence(Elts, Open, tok::RSqb, SawComma))
+  if (!Elts.empty() && !consumeIf(tok::Comma)) {
+    if (!expectCloser(tok::RSqb, Open, "',' or ']'"))
+      return nullptr;
+  } else if (!parseSequence(Elts, Open, tok::RSqb, SawComma)) {
     return nullptr;
+  }
   return make<ListExpr>(rangeFrom(Open.getLoc()), std::move(Elts));
 }
 
-// dict -> '{' [test ':' test (',' test ':' test)* [',']] '}'
+// dict_or_set -> '{' '}'
+//              | '{' (test ':' test | '**' expr) comp_for '}'
+//              | '{' (test ':' test | '**' expr) (',' ...)* [','] '}'
+//              | '{' (test | star_expr) comp_for '}'
+//              | '{' (test | star_expr) (',' ...)* [','] '}'
 ExprPtr Parser::parseDictAtom() {
   const Token &Open = consume();
+  if (consumeIf(tok::RBrace))
+    return make<DictExpr>(rangeFrom(Open.getLoc()), ExprList(), ExprList());
+  if (at(tok::DoubleStar))
+    return parseDictRest(Open, nullptr);
+  ExprPtr First = parseTestOrStar();
+  if (!First)
+    return nullptr;
+  if (at(tok::Colon))
+    return parseDictRest(Open, std::move(First));
+  if (atComprehension())
+    return parseComprehension(ComprehensionExpr::CompKind::Set, Open.getLoc(),
+                              std::move(First), nullptr, Open, tok::RBrace);
+  ExprList Elts;
+  Elts.push_back(std::move(First));
+  bool SawComma = false;
+  if (!consumeIf(tok::Comma)) {
+    if (!expectCloser(tok::RBrace, Open, "',' or '}'"))
+      return nullptr;
+  } else if (!parseSequence(Elts, Open, tok::RBrace, SawComma)) {
+    return nullptr;
+  }
+  return make<SetExpr>(rangeFrom(Open.getLoc()), std::move(Elts));
+}
+
+/// A dict display or comprehension after its first key (null when it
+/// starts with `**`). A `**mapping` item has a null key.
+ExprPtr Parser::parseDictRest(const Token &Open, ExprPtr FirstKey) {
   ExprList Keys, Values;
-  while (!at(tok::RBrace)) {
-    if (at(tok::DoubleStar)) {
-      Diags.report(tok().getRange(), diag::err_python_feature)
-          << "dict unpacking '**'";
-      return nullptr;
+  bool First = true;
+  while (First || !at(tok::RBrace)) {
+    ExprPtr Key = First ? std::move(FirstKey) : nullptr;
+    ExprPtr Value;
+    if ((First && !Key) || (!First && at(tok::DoubleStar))) {
+      consume();
+      Value = parseBinary(1);
+    } else {
+      if (!First && !(Key = parseTest()))
+        return nullptr;
+      if (!expect(tok::Colon))
+        return nullptr;
+      Value = parseTest();
     }
-    ExprPtr Key = parseTest();
-    if (!Key)
-      return nullptr;
-    if (Keys.empty() && (at(tok::Comma) || at(tok::RBrace))) {
-      Diags.report(SMRange(Open.getLoc(), tok().getEndLoc()),
-                   diag::err_python_feature)
-          << "set literal";
-      return nullptr;
-    }
-    if (!expect(tok::Colon))
-      return nullptr;
-    ExprPtr Value = parseTest();
     if (!Value)
       return nullptr;
-    if (at(tok::kw_for)) {
-      rejectComprehension();
-      return nullptr;
-    }
+    if (First && Key && atComprehension())
+      return parseComprehension(ComprehensionExpr::CompKind::Dict,
+                                Open.getLoc(), std::move(Key), std::move(Value),
+                                Open, tok::RBrace);
+    First = false;
     Keys.push_back(std::move(Key));
     Values.push_back(std::move(Value));
     if (!consumeIf(tok::Comma))
@@ -625,13 +740,16 @@ ExprPtr Parser::parseDictAtom() {
                         std::move(Values));
 }
 
-// strings -> STRING+   (adjacent literals are joined)
-ExprPtr Parser::parseStrings() {
-  SMLoc Start = tok().getLoc();
-  std::string Value;
-  while (at(tok::String))
-    Value += consume().StrValue;
-  return make<StringLitExpr>(rangeFrom(Start), std::move(Value));
+// yield_expr -> 'yield' ['from' test | testlist_star_expr]
+ExprPtr Parser::parseYield() {
+  SMLoc Start = consume().getLoc();
+  bool From = consumeIf(tok::kw_from);
+  ExprPtr Value;
+  if (From && !(Value = parseTest()))
+    return nullptr;
+  if (!From && startsExpression(tok()) && !(Value = parseTestList(true)))
+    return nullptr;
+  return make<YieldExpr>(rangeFrom(Start), std::move(Value), From);
 }
 
 ExprPtr Parser::parseNumber() {

@@ -60,7 +60,7 @@ bool augAssignOp(tok::Kind K, BinaryOp &Op) {
 
 // stmt          -> compound_stmt | simple_stmts
 // compound_stmt -> if_stmt | while_stmt | for_stmt | with_stmt | funcdef
-//                | decorated
+//                | decorated | classdef | try_stmt | async_stmt
 void Parser::parseStatement(StmtList &Out) {
   NestingGuard G(*this);
   if (!G)
@@ -89,9 +89,14 @@ void Parser::parseStatement(StmtList &Out) {
     S = parseDecorated();
     break;
   case tok::kw_class:
+    S = parseClassDef({});
+    break;
   case tok::kw_try:
+    S = parseTry();
+    break;
   case tok::kw_async:
-    return rejectCompound(tok().Text);
+    S = parseAsync();
+    break;
   case tok::kw_elif:
   case tok::kw_else:
   case tok::kw_except:
@@ -196,23 +201,13 @@ StmtPtr Parser::failCompound() {
   return nullptr;
 }
 
-/// class, try and async statements: reported, then skipped with their
-/// blocks (and a try's except/else/finally clauses).
-void Parser::rejectCompound(llvm::StringRef Feature) {
-  Diags.report(tok().getRange(), diag::err_python_feature) << Feature;
-  bool IsTry = at(tok::kw_try);
-  skipLine();
-  while (IsTry &&
-         (at(tok::kw_except) || at(tok::kw_else) || at(tok::kw_finally)))
-    skipLine();
-}
-
 //===----------------------------------------------------------------------===//
 // Simple statements
 //===----------------------------------------------------------------------===//
 
 // simple_stmt -> expr_stmt | 'pass' | 'break' | 'continue' | return_stmt
 //              | raise_stmt | import_name | import_from | assert_stmt
+//              | global_stmt | nonlocal_stmt | del_stmt
 StmtPtr Parser::parseSimpleStatement() {
   switch (tok().Kind) {
   case tok::kw_pass:
@@ -233,9 +228,9 @@ StmtPtr Parser::parseSimpleStatement() {
     return parseAssert();
   case tok::kw_global:
   case tok::kw_nonlocal:
+    return parseScopeDecl();
   case tok::kw_del:
-    Diags.report(tok().getRange(), diag::err_python_feature) << tok().Text;
-    return nullptr;
+    return parseDel();
   default:
     return parseExprStatement();
   }
@@ -318,17 +313,47 @@ StmtPtr Parser::parseReturn() {
   return make<ReturnStmt>(rangeFrom(Start), std::move(Value));
 }
 
-// raise_stmt -> 'raise' [test]
+// raise_stmt -> 'raise' [test ['from' test]]
 StmtPtr Parser::parseRaise() {
   SMLoc Start = consume().getLoc();
-  ExprPtr Exc;
+  ExprPtr Exc, Cause;
   if (startsExpression(tok()) && !(Exc = parseTest()))
     return nullptr;
-  if (at(tok::kw_from)) {
-    Diags.report(tok().getRange(), diag::err_python_feature) << "raise from";
+  if (Exc && consumeIf(tok::kw_from) && !(Cause = parseTest()))
     return nullptr;
-  }
-  return make<RaiseStmt>(rangeFrom(Start), std::move(Exc));
+  return make<RaiseStmt>(rangeFrom(Start), std::move(Exc), std::move(Cause));
+}
+
+// global_stmt   -> 'global' NAME (',' NAME)*
+// nonlocal_stmt -> 'nonlocal' NAME (',' NAME)*
+StmtPtr Parser::parseScopeDecl() {
+  bool IsGlobal = at(tok::kw_global);
+  SMLoc Start = consume().getLoc();
+  std::vector<std::string> Names;
+  do {
+    if (!at(tok::Name)) {
+      errorExpected("name");
+      return nullptr;
+    }
+    Names.push_back(consume().Text.str());
+  } while (consumeIf(tok::Comma));
+  return std::make_unique<ScopeDeclStmt>(rangeFrom(Start), IsGlobal,
+                                         std::move(Names));
+}
+
+// del_stmt -> 'del' exprlist
+StmtPtr Parser::parseDel() {
+  SMLoc Start = consume().getLoc();
+  ExprPtr Targets = parseExprList();
+  if (!Targets || !checkTarget(*Targets, /*AllowUnpacking=*/true))
+    return nullptr;
+  ExprList List;
+  if (auto *T = llvm::dyn_cast<TupleExpr>(Targets.get());
+      T && !isParenthesized(*T))
+    List = std::move(T->Elts);
+  else
+    List.push_back(std::move(Targets));
+  return make<DeleteStmt>(rangeFrom(Start), std::move(List));
 }
 
 // assert_stmt -> 'assert' test [',' test]
@@ -546,135 +571,77 @@ bool Parser::parseWithItem(std::vector<WithItem> &Items) {
   return true;
 }
 
-// decorated -> ('@' test NEWLINE)+ funcdef
-StmtPtr Parser::parseDecorated() {
-  ExprList Decorators;
-  while (at(tok::At)) {
-    consume();
-    ExprPtr D = parseTest();
-    if (!D || !consumeIf(tok::Newline)) {
-      if (D)
-        errorExpected("end of line after decorator");
-      recover();
-      return nullptr;
-    }
-    Decorators.push_back(std::move(D));
-  }
-  if (at(tok::kw_class)) {
-    rejectCompound("class");
-    return nullptr;
-  }
-  if (!at(tok::kw_def)) {
-    errorExpected("function definition after decorator");
-    return nullptr;
-  }
-  return parseFunctionDef(std::move(Decorators));
-}
-
-// funcdef -> 'def' NAME '(' [params] ')' ['->' test] ':' block
-StmtPtr Parser::parseFunctionDef(ExprList Decorators) {
+// try_stmt -> 'try' ':' block (except_clause ':' block)+ ['else' ':' block]
+//               ['finally' ':' block]
+//           | 'try' ':' block 'finally' ':' block
+StmtPtr Parser::parseTry() {
   SMLoc Start = consume().getLoc();
-  if (!at(tok::Name)) {
-    errorExpected("function name");
-    return failCompound();
-  }
-  const Token &Name = consume();
-  if (!at(tok::LPar)) {
-    errorExpected("'('");
-    return failCompound();
-  }
-  const Token &Open = consume();
-  std::vector<Param> Params;
-  if (!parseParams(Params, tok::RPar, /*AllowAnnotations=*/true, &Open))
-    return failCompound();
-  ExprPtr Returns;
-  if (consumeIf(tok::RArrow) && !(Returns = parseTest()))
-    return failCompound();
   if (!expect(tok::Colon))
     return failCompound();
-  StmtList Body;
-  parseBlock("function definition", Body);
-  return make<FunctionDefStmt>(
-      rangeFrom(Start), Name.Text.str(), Name.getRange(), std::move(Params),
-      std::move(Decorators), std::move(Returns), std::move(Body));
+  StmtList Body, Else, Finally;
+  parseBlock("'try' statement", Body);
+  std::vector<ExceptHandler> Handlers;
+  while (at(tok::kw_except) && !stopped()) {
+    ExceptHandler H;
+    if (!parseExceptClause(H))
+      return nullptr;
+    Handlers.push_back(std::move(H));
+  }
+  if (!Handlers.empty())
+    parseElse(Else);
+  if (consumeIf(tok::kw_finally)) {
+    if (!expect(tok::Colon))
+      return failCompound();
+    parseBlock("'finally'", Finally);
+  } else if (Handlers.empty()) {
+    errorExpected("'except' or 'finally' block");
+    return nullptr;
+  }
+  return make<TryStmt>(rangeFrom(Start), std::move(Body), std::move(Handlers),
+                       std::move(Else), std::move(Finally));
 }
 
-// params -> [param (',' param)* [',']] Closer
-bool Parser::parseParams(std::vector<Param> &Params, tok::Kind Closer,
-                         bool AllowAnnotations, const Token *Open) {
-  while (!at(Closer)) {
-    if (!parseParam(Params, AllowAnnotations))
-      return false;
-    if (!consumeIf(tok::Comma))
-      break;
+// except_clause -> 'except' ['*'] [test ['as' NAME]]
+bool Parser::parseExceptClause(ExceptHandler &H) {
+  SMLoc Start = consume().getLoc();
+  consumeIf(tok::Star);
+  if (!at(tok::Colon)) {
+    if (!(H.Type = parseTest()))
+      return failCompound(), false;
+    if (consumeIf(tok::kw_as)) {
+      if (!at(tok::Name)) {
+        errorExpected("name after 'as'");
+        return failCompound(), false;
+      }
+      H.Name = consume().Text.str();
+    }
   }
-  bool Closed =
-      Open ? expectCloser(Closer, *Open, "',' or ')'") : expect(Closer);
-  if (Closed)
-    checkParams(Params);
-  return Closed;
-}
-
-// param -> NAME [':' test] ['=' test] | '*' NAME [':' test]
-//        | '**' NAME [':' test]
-// (annotations only in `def`, defaults only on plain parameters)
-bool Parser::parseParam(std::vector<Param> &Params, bool AllowAnnotations) {
-  Param P;
-  SMLoc Start = tok().getLoc();
-  if (at(tok::Slash)) {
-    Diags.report(tok().getRange(), diag::err_python_feature)
-        << "positional-only parameters";
-    return false;
-  }
-  if (consumeIf(tok::Star))
-    P.K = Param::Kind::VarArgs;
-  else if (consumeIf(tok::DoubleStar))
-    P.K = Param::Kind::KwArgs;
-  if (P.K == Param::Kind::VarArgs && !at(tok::Name)) {
-    Diags.report(Start, diag::err_python_feature) << "keyword-only parameters";
-    return false;
-  }
-  if (!at(tok::Name)) {
-    errorExpected("parameter name");
-    return false;
-  }
-  P.Name = consume().Text.str();
-  if (AllowAnnotations && consumeIf(tok::Colon) &&
-      !(P.Annotation = parseTest()))
-    return false;
-  if (P.K == Param::Kind::Normal && consumeIf(tok::Equal) &&
-      !(P.Default = parseTest()))
-    return false;
-  P.Range = rangeFrom(Start);
-  Params.push_back(std::move(P));
+  H.Range = rangeFrom(Start);
+  if (!expect(tok::Colon))
+    return failCompound(), false;
+  parseBlock("'except' clause", H.Body);
   return true;
 }
 
-/// Python's rules on parameter lists: unique names, defaults last, nothing
-/// after `**kwargs`, no keyword-only parameters after `*args`.
-void Parser::checkParams(const std::vector<Param> &Params) {
-  llvm::StringSet<> Seen;
-  bool SawDefault = false, SawVarArgs = false, SawKwArgs = false;
-  for (const Param &P : Params) {
-    if (!Seen.insert(P.Name).second)
-      Diags.report(P.Range, diag::err_duplicate_param) << P.Name;
-    if (SawKwArgs) {
-      Diags.report(P.Range, diag::err_unexpected_token)
-          << "parameter after '**' parameter";
-    } else if (P.K == Param::Kind::KwArgs) {
-      SawKwArgs = true;
-    } else if (P.K == Param::Kind::VarArgs) {
-      if (SawVarArgs)
-        Diags.report(P.Range, diag::err_unexpected_token)
-            << "second '*' parameter";
-      SawVarArgs = true;
-    } else if (SawVarArgs) {
-      Diags.report(P.Range, diag::err_python_feature)
-          << "keyword-only parameters";
-    } else if (P.Default) {
-      SawDefault = true;
-    } else if (SawDefault) {
-      Diags.report(P.Range, diag::err_default_param_order);
-    }
+// async_stmt -> 'async' (funcdef | with_stmt | for_stmt)
+StmtPtr Parser::parseAsync() {
+  consume();
+  StmtPtr S;
+  if (at(tok::kw_def))
+    S = parseFunctionDef({});
+  else if (at(tok::kw_with))
+    S = parseWith();
+  else if (at(tok::kw_for))
+    S = parseFor();
+  else {
+    errorExpected("'def', 'with' or 'for' after 'async'");
+    return failCompound();
   }
+  if (auto *F = llvm::dyn_cast_or_null<FunctionDefStmt>(S.get()))
+    F->IsAsync = true;
+  else if (auto *W = llvm::dyn_cast_or_null<WithStmt>(S.get()))
+    W->IsAsync = true;
+  else if (auto *Fo = llvm::dyn_cast_or_null<ForStmt>(S.get()))
+    Fo->IsAsync = true;
+  return S;
 }

@@ -95,23 +95,6 @@ static Value evalSequence(Interp &I, const ExprList &Elts, bool IsTuple) {
   return IsTuple ? Value::tuple(std::move(Out)) : Value::list(std::move(Out));
 }
 
-static Value evalDict(Interp &I, const DictExpr *D) {
-  auto Data = std::make_shared<DictData>();
-  for (size_t K = 0; K < D->Keys.size(); ++K) {
-    Value Key = D->Keys[K] ? I.eval(D->Keys[K].get()) : Value::none();
-    Value Val = I.eval(D->Values[K].get());
-    bool Replaced = false;
-    for (auto &Item : Data->Items)
-      if (equals(Item.first, Key)) {
-        Item.second = Val;
-        Replaced = true;
-      }
-    if (!Replaced)
-      Data->Items.emplace_back(Key, Val);
-  }
-  return Value::dict(std::move(Data));
-}
-
 /// `a and b`, `a or b`: Python short-circuit while operands are
 /// compile-time; and/or on i1 once one is a runtime value.
 static Value evalBoolOp(Interp &I, const BoolOpExpr *E) {
@@ -261,7 +244,19 @@ Value Interp::eval(const Expr *E) {
   case Expr::Kind::List:
     return evalSequence(*this, llvm::cast<ListExpr>(E)->Elts, false);
   case Expr::Kind::Dict:
-    return evalDict(*this, llvm::cast<DictExpr>(E));
+    return evalDict(llvm::cast<DictExpr>(E));
+  case Expr::Kind::Set:
+    return evalSet(llvm::cast<SetExpr>(E));
+  case Expr::Kind::JoinedStr:
+    return evalJoinedStr(llvm::cast<JoinedStrExpr>(E));
+  case Expr::Kind::Comprehension:
+    return evalComprehension(llvm::cast<ComprehensionExpr>(E));
+  case Expr::Kind::NamedExpr:
+    return evalNamed(llvm::cast<NamedExpr>(E));
+  case Expr::Kind::Await:
+    return evalHostOnly(E, "'await'");
+  case Expr::Kind::Yield:
+    return evalHostOnly(E, "'yield'");
   case Expr::Kind::IfExp:
     return evalIfExp(*this, llvm::cast<IfExpExpr>(E));
   case Expr::Kind::Lambda:
@@ -692,7 +687,8 @@ private:
         Set[A] = true;
         continue;
       }
-      if (VA < 0) {
+      // A bare `*` takes no extra positional arguments.
+      if (VA < 0 || Params[VA].Name == "*") {
         I.error(Args.PosRanges[A], diag::err_too_many_args)
             << F.Name << NumPositional << Args.Pos.size();
         return false;

@@ -8,6 +8,7 @@
 //
 // The implementation is split by responsibility:
 //   Evaluator.cpp   expressions, names, calls of Python functions
+//   HostExprs.cpp   f-strings, comprehensions, sets, :=, dict displays
 //   Statements.cpp  statements, host and runtime control flow
 //   Arith.cpp       operators: folding, runtime promotion, affine forms
 //   Builtins.cpp    the builtin table, argument binder, namespaces
@@ -91,6 +92,8 @@ struct Frame {
   std::vector<std::string> LoopVars;
   /// The body of the prim_func being built.
   bool IsKernelBody = false;
+  /// Names declared `global` or `nonlocal`, and the scope they bind in.
+  llvm::StringMap<Scope *> Declared;
 };
 
 /// The func op being built and what belongs to it.
@@ -142,6 +145,16 @@ public:
   bool evalArgs(const ast::ExprList &Args, const std::vector<ast::Keyword> &Kws,
                 CallArgs &Out);
   std::shared_ptr<FunctionObj> makeFunction(const ast::FunctionDefStmt *D);
+
+  //===--- Host expressions (HostExprs.cpp) -------------------------------===//
+  Value evalJoinedStr(const ast::JoinedStrExpr *E);
+  Value evalComprehension(const ast::ComprehensionExpr *E);
+  Value evalSet(const ast::SetExpr *E);
+  Value evalNamed(const ast::NamedExpr *E);
+  Value evalDict(const ast::DictExpr *D);
+  /// Reports a construct compile-time evaluation cannot run (await, yield,
+  /// a class body's use, ...), naming it.
+  Value evalHostOnly(const ast::Expr *E, llvm::StringRef What);
 
   //===--- Statements (Statements.cpp) ------------------------------------===//
   Flow exec(const ast::StmtList &Body);
@@ -275,6 +288,9 @@ public:
 
 /// The source text of a range, for messages: `A_shared`, `T.copy`.
 std::string exprText(llvm::SMRange R);
+/// Python's format(V, Spec) for ints, floats and strings; nullopt when the
+/// spec is invalid or does not apply to V's type.
+std::optional<std::string> formatWithSpec(const Value &V, llvm::StringRef Spec);
 /// A -D value: an int, a float, True/False, None, or else a string.
 Value parseDefineValue(const std::string &Text);
 

@@ -43,6 +43,9 @@ bool isRuntimeLike(const Value &V) {
 //===----------------------------------------------------------------------===//
 
 void Interp::bindName(llvm::StringRef Name, Value V, llvm::SMRange R) {
+  auto Declared = frame().Declared.find(Name);
+  if (Declared != frame().Declared.end())
+    return Declared->second->set(Name, std::move(V));
   if (!frame().Regions.empty())
     frame().Regions.back().Assigned.emplace_back(Name.str(), R);
   scope().set(Name, std::move(V));
@@ -543,6 +546,59 @@ static Flow execFunctionDef(Interp &I, const FunctionDefStmt *D) {
   return I.Aborting ? Flow::Abort : Flow::Normal;
 }
 
+/// A class is host code: its name is bound to a host-only value, so a
+/// kernel that uses it gets err_host_value at the use.
+static Flow execClassDef(Interp &I, const ClassDefStmt *C) {
+  I.bindName(C->Name,
+             Value::object(std::make_shared<OpaqueObj>("class " + C->Name)),
+             C->NameRange);
+  return Flow::Normal;
+}
+
+/// tilec has no exceptions: a compile-time error inside `try` is reported
+/// like anywhere else, so the handlers never run; else and finally do.
+static Flow execTry(Interp &I, const TryStmt *S) {
+  Flow F = I.exec(S->Body);
+  if (F == Flow::Normal)
+    F = I.exec(S->Else);
+  if (F == Flow::Abort)
+    return F;
+  Flow Fin = I.exec(S->Finally);
+  return Fin != Flow::Normal ? Fin : F;
+}
+
+/// `global x` binds x in the module scope; `nonlocal x` in the nearest
+/// enclosing function scope that has it.
+static Flow execScopeDecl(Interp &I, const ScopeDeclStmt *S) {
+  for (const std::string &Name : S->Names) {
+    Scope *Target = I.ModuleScope.get();
+    if (!S->isGlobal()) {
+      Target =
+          I.scope().getParent() ? I.scope().getParent()->owner(Name) : nullptr;
+      if (!Target || Target == I.ModuleScope.get()) {
+        I.error(S->getRange(), diag::err_nonlocal_not_found) << Name;
+        continue;
+      }
+    }
+    I.frame().Declared[Name] = Target;
+  }
+  return Flow::Normal;
+}
+
+static Flow execDelete(Interp &I, const DeleteStmt *S) {
+  for (const ExprPtr &T : S->Targets) {
+    auto *N = llvm::dyn_cast<NameExpr>(T.get());
+    if (!N) {
+      I.error(T->getRange(), diag::err_feature_unsupported)
+          << "'del' of anything but a name";
+      continue;
+    }
+    if (!I.scope().erase(N->Id))
+      I.error(T->getRange(), diag::err_undefined_name) << N->Id;
+  }
+  return Flow::Normal;
+}
+
 static Value moduleValue(llvm::StringRef Dotted) {
   using NS = NamespaceObj::NS;
   if (Dotted == "tilelang")
@@ -673,6 +729,15 @@ static Flow dispatch(Interp &I, const Stmt *S) {
     return execAssert(I, llvm::cast<AssertStmt>(S));
   case Stmt::Kind::Raise:
     return execRaise(I, llvm::cast<RaiseStmt>(S));
+  case Stmt::Kind::Try:
+    return execTry(I, llvm::cast<TryStmt>(S));
+  case Stmt::Kind::ClassDef:
+    return execClassDef(I, llvm::cast<ClassDefStmt>(S));
+  case Stmt::Kind::Global:
+  case Stmt::Kind::Nonlocal:
+    return execScopeDecl(I, llvm::cast<ScopeDeclStmt>(S));
+  case Stmt::Kind::Delete:
+    return execDelete(I, llvm::cast<DeleteStmt>(S));
   }
   return Flow::Normal;
 }

@@ -96,6 +96,13 @@ Value *Scope::lookupLocal(llvm::StringRef Name) {
   return It == Vars.end() ? nullptr : &It->second;
 }
 
+Scope *Scope::owner(llvm::StringRef Name) {
+  for (Scope *S = this; S; S = S->Parent.get())
+    if (S->lookupLocal(Name))
+      return S;
+  return nullptr;
+}
+
 Value *Scope::lookup(llvm::StringRef Name) {
   for (Scope *S = this; S; S = S->Parent.get())
     if (Value *V = S->lookupLocal(Name))

@@ -362,6 +362,9 @@ public:
   Value *lookup(llvm::StringRef Name);
   Value *lookupLocal(llvm::StringRef Name);
   void set(llvm::StringRef Name, Value V) { Vars[Name] = std::move(V); }
+  bool erase(llvm::StringRef Name) { return Vars.erase(Name); }
+  /// The scope, this one or an enclosing one, that binds Name.
+  Scope *owner(llvm::StringRef Name);
   Scope *getParent() const { return Parent.get(); }
 
 private:

@@ -30,8 +30,19 @@ namespace ast {
 //===----------------------------------------------------------------------===//
 
 enum class BinaryOp {
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul,
-  LShift, RShift, BitAnd, BitOr, BitXor
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  MatMul,
+  LShift,
+  RShift,
+  BitAnd,
+  BitOr,
+  BitXor
 };
 enum class UnaryOp { Neg, Pos, Not, Invert };
 enum class BoolOpKind { And, Or };
@@ -46,9 +57,33 @@ llvm::StringRef spelling(CompareOp Op);
 class Expr {
 public:
   enum class Kind {
-    Name, IntLit, FloatLit, StringLit, BoolLit, NoneLit, Ellipsis,
-    Binary, Unary, BoolOp, Compare, Call, Attribute, Subscript, Slice,
-    Tuple, List, Dict, IfExp, Lambda, Starred
+    Name,
+    IntLit,
+    FloatLit,
+    StringLit,
+    BoolLit,
+    NoneLit,
+    Ellipsis,
+    Binary,
+    Unary,
+    BoolOp,
+    Compare,
+    Call,
+    Attribute,
+    Subscript,
+    Slice,
+    Tuple,
+    List,
+    Dict,
+    IfExp,
+    Lambda,
+    Starred,
+    JoinedStr,
+    Comprehension,
+    NamedExpr,
+    Await,
+    Yield,
+    Set
   };
   Expr(Kind K, llvm::SMRange R) : K(K), Range(R) {}
   virtual ~Expr() = default;
@@ -100,7 +135,8 @@ public:
 
 class BoolLitExpr : public Expr {
 public:
-  BoolLitExpr(llvm::SMRange R, bool Value) : Expr(Kind::BoolLit, R), Value(Value) {}
+  BoolLitExpr(llvm::SMRange R, bool Value)
+      : Expr(Kind::BoolLit, R), Value(Value) {}
   TILEC_AST_EXPR_CLASSOF(BoolLit)
   bool Value;
 };
@@ -254,6 +290,7 @@ struct Param {
   ExprPtr Annotation; ///< May be null.
   ExprPtr Default;    ///< May be null.
   enum class Kind { Normal, VarArgs, KwArgs } K = Kind::Normal;
+  bool KwOnly = false; ///< After `*` or `*args`: passed by keyword only.
 };
 
 /// `lambda i, j: body`
@@ -276,6 +313,83 @@ public:
   ExprPtr Value;
 };
 
+/// One piece of an f-string: literal text, or a replacement field
+/// `{value!conv:spec}`.
+struct FStringPart {
+  std::string Literal; ///< Used when Value is null.
+  ExprPtr Value;       ///< The replacement field's expression.
+  char Conversion = 0; ///< 's', 'r', 'a', or 0.
+  ExprPtr FormatSpec;  ///< A JoinedStrExpr, or null.
+};
+
+/// `f"a{x}b{y:>{w}}"`: adjacent plain and f-string literals, joined.
+class JoinedStrExpr : public Expr {
+public:
+  JoinedStrExpr(llvm::SMRange R, std::vector<FStringPart> Parts)
+      : Expr(Kind::JoinedStr, R), Parts(std::move(Parts)) {}
+  TILEC_AST_EXPR_CLASSOF(JoinedStr)
+  std::vector<FStringPart> Parts;
+};
+
+/// One `for target in iter if cond...` clause of a comprehension.
+struct ComprehensionFor {
+  ExprPtr Target, Iter;
+  ExprList Ifs;
+};
+
+/// `[elt for ...]`, `{elt for ...}`, `{key: value for ...}`, `(elt for ...)`.
+class ComprehensionExpr : public Expr {
+public:
+  enum class CompKind { List, Set, Dict, Generator };
+  ComprehensionExpr(llvm::SMRange R, CompKind CK, ExprPtr Elt, ExprPtr Val,
+                    std::vector<ComprehensionFor> Fors)
+      : Expr(Kind::Comprehension, R), CK(CK), Elt(std::move(Elt)),
+        DictValue(std::move(Val)), Fors(std::move(Fors)) {}
+  TILEC_AST_EXPR_CLASSOF(Comprehension)
+  CompKind CK;
+  ExprPtr Elt;       ///< The element, or the key of a dict comprehension.
+  ExprPtr DictValue; ///< The value of a dict comprehension; else null.
+  std::vector<ComprehensionFor> Fors;
+};
+
+/// `name := value`
+class NamedExpr : public Expr {
+public:
+  NamedExpr(llvm::SMRange R, ExprPtr Target, ExprPtr Value)
+      : Expr(Kind::NamedExpr, R), Target(std::move(Target)),
+        Value(std::move(Value)) {}
+  TILEC_AST_EXPR_CLASSOF(NamedExpr)
+  ExprPtr Target, Value;
+};
+
+/// `await value` (host code only).
+class AwaitExpr : public Expr {
+public:
+  AwaitExpr(llvm::SMRange R, ExprPtr Value)
+      : Expr(Kind::Await, R), Value(std::move(Value)) {}
+  TILEC_AST_EXPR_CLASSOF(Await)
+  ExprPtr Value;
+};
+
+/// `yield [value]` or `yield from value` (host code only).
+class YieldExpr : public Expr {
+public:
+  YieldExpr(llvm::SMRange R, ExprPtr Value, bool From)
+      : Expr(Kind::Yield, R), Value(std::move(Value)), From(From) {}
+  TILEC_AST_EXPR_CLASSOF(Yield)
+  ExprPtr Value; ///< May be null.
+  bool From;
+};
+
+/// `{a, b}`
+class SetExpr : public Expr {
+public:
+  SetExpr(llvm::SMRange R, ExprList Elts)
+      : Expr(Kind::Set, R), Elts(std::move(Elts)) {}
+  TILEC_AST_EXPR_CLASSOF(Set)
+  ExprList Elts;
+};
+
 #undef TILEC_AST_EXPR_CLASSOF
 
 //===----------------------------------------------------------------------===//
@@ -289,8 +403,28 @@ using StmtList = std::vector<StmtPtr>;
 class Stmt {
 public:
   enum class Kind {
-    Expr, Assign, AugAssign, AnnAssign, If, For, While, With, Break,
-    Continue, Pass, Return, FunctionDef, Import, ImportFrom, Assert, Raise
+    Expr,
+    Assign,
+    AugAssign,
+    AnnAssign,
+    If,
+    For,
+    While,
+    With,
+    Break,
+    Continue,
+    Pass,
+    Return,
+    FunctionDef,
+    Import,
+    ImportFrom,
+    Assert,
+    Raise,
+    Try,
+    ClassDef,
+    Global,
+    Nonlocal,
+    Delete
   };
   Stmt(Kind K, llvm::SMRange R) : K(K), Range(R) {}
   virtual ~Stmt() = default;
@@ -373,6 +507,7 @@ public:
   TILEC_AST_STMT_CLASSOF(For)
   ExprPtr Target, Iter;
   StmtList Body, Else;
+  bool IsAsync = false;
 };
 
 class WhileStmt : public Stmt {
@@ -397,6 +532,7 @@ public:
   TILEC_AST_STMT_CLASSOF(With)
   std::vector<WithItem> Items;
   StmtList Body;
+  bool IsAsync = false;
 };
 
 class BreakStmt : public Stmt {
@@ -430,10 +566,9 @@ public:
   FunctionDefStmt(llvm::SMRange R, std::string Name, llvm::SMRange NameRange,
                   std::vector<Param> Params, ExprList Decorators,
                   ExprPtr Returns, StmtList Body)
-      : Stmt(Kind::FunctionDef, R), Name(std::move(Name)),
-        NameRange(NameRange), Params(std::move(Params)),
-        Decorators(std::move(Decorators)), Returns(std::move(Returns)),
-        Body(std::move(Body)) {}
+      : Stmt(Kind::FunctionDef, R), Name(std::move(Name)), NameRange(NameRange),
+        Params(std::move(Params)), Decorators(std::move(Decorators)),
+        Returns(std::move(Returns)), Body(std::move(Body)) {}
   TILEC_AST_STMT_CLASSOF(FunctionDef)
   std::string Name;
   llvm::SMRange NameRange;
@@ -441,6 +576,7 @@ public:
   ExprList Decorators; ///< In source order, without the '@'.
   ExprPtr Returns;     ///< `-> annotation`; may be null.
   StmtList Body;
+  bool IsAsync = false;
 };
 
 struct ImportAlias {
@@ -481,10 +617,72 @@ public:
 
 class RaiseStmt : public Stmt {
 public:
-  RaiseStmt(llvm::SMRange R, ExprPtr Exc)
-      : Stmt(Kind::Raise, R), Exc(std::move(Exc)) {}
+  RaiseStmt(llvm::SMRange R, ExprPtr Exc, ExprPtr Cause)
+      : Stmt(Kind::Raise, R), Exc(std::move(Exc)), Cause(std::move(Cause)) {}
   TILEC_AST_STMT_CLASSOF(Raise)
-  ExprPtr Exc; ///< May be null.
+  ExprPtr Exc;   ///< May be null.
+  ExprPtr Cause; ///< `from cause`; may be null.
+};
+
+struct ExceptHandler {
+  llvm::SMRange Range; ///< The `except ...:` header.
+  ExprPtr Type;        ///< May be null (a bare `except:`).
+  std::string Name;    ///< `as name`; may be empty.
+  StmtList Body;
+};
+
+/// `try: ... except T as e: ... else: ... finally: ...`
+class TryStmt : public Stmt {
+public:
+  TryStmt(llvm::SMRange R, StmtList Body, std::vector<ExceptHandler> Handlers,
+          StmtList Else, StmtList Finally)
+      : Stmt(Kind::Try, R), Body(std::move(Body)),
+        Handlers(std::move(Handlers)), Else(std::move(Else)),
+        Finally(std::move(Finally)) {}
+  TILEC_AST_STMT_CLASSOF(Try)
+  StmtList Body;
+  std::vector<ExceptHandler> Handlers;
+  StmtList Else, Finally;
+};
+
+/// `class Name(bases, key=value): body`
+class ClassDefStmt : public Stmt {
+public:
+  ClassDefStmt(llvm::SMRange R, std::string Name, llvm::SMRange NameRange,
+               ExprList Bases, std::vector<Keyword> Keywords,
+               ExprList Decorators, StmtList Body)
+      : Stmt(Kind::ClassDef, R), Name(std::move(Name)), NameRange(NameRange),
+        Bases(std::move(Bases)), Keywords(std::move(Keywords)),
+        Decorators(std::move(Decorators)), Body(std::move(Body)) {}
+  TILEC_AST_STMT_CLASSOF(ClassDef)
+  std::string Name;
+  llvm::SMRange NameRange;
+  ExprList Bases;
+  std::vector<Keyword> Keywords;
+  ExprList Decorators;
+  StmtList Body;
+};
+
+/// `global a, b` or `nonlocal a, b`.
+class ScopeDeclStmt : public Stmt {
+public:
+  ScopeDeclStmt(llvm::SMRange R, bool IsGlobal, std::vector<std::string> Names)
+      : Stmt(IsGlobal ? Kind::Global : Kind::Nonlocal, R),
+        Names(std::move(Names)) {}
+  static bool classof(const Stmt *S) {
+    return S->getKind() == Kind::Global || S->getKind() == Kind::Nonlocal;
+  }
+  bool isGlobal() const { return getKind() == Kind::Global; }
+  std::vector<std::string> Names;
+};
+
+/// `del a, b[i]`
+class DeleteStmt : public Stmt {
+public:
+  DeleteStmt(llvm::SMRange R, ExprList Targets)
+      : Stmt(Kind::Delete, R), Targets(std::move(Targets)) {}
+  TILEC_AST_STMT_CLASSOF(Delete)
+  ExprList Targets;
 };
 
 #undef TILEC_AST_STMT_CLASSOF

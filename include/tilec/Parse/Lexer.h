@@ -28,6 +28,11 @@ namespace tilec {
 class Lexer {
 public:
   Lexer(llvm::SourceMgr &SM, unsigned BufferID, DiagnosticEngine &Diags);
+  /// Lexes [Begin, End) of the buffer as one expression, as inside
+  /// brackets (no NEWLINE/INDENT/DEDENT; ENDMARKER at End): an f-string's
+  /// replacement field.
+  Lexer(llvm::SourceMgr &SM, unsigned BufferID, DiagnosticEngine &Diags,
+        const char *Begin, const char *End);
 
   /// Returns the next token; ENDMARKER at (and after) the end of the buffer.
   Token next();
@@ -54,14 +59,22 @@ private:
   void lexIndentation();
   void lexToken();
   void lexEndOfBuffer();
+  void lexEndOfExpression();
   void skipComment();
   bool skipContinuation();
   void lexName();
   void lexNumber();
   void lexString(const char *Start, llvm::StringRef Prefix);
   bool lexStringBody(const char *Start, char Quote, bool Triple, bool Raw,
-                     std::string &Value);
+                     bool Decode, std::string &Value);
   void decodeEscape(std::string &Value, bool Raw);
+  void lexFString(Token &T, const char *BodyBegin, const char *BodyEnd,
+                  bool Raw);
+  bool lexFStringPieces(const char *Stop, bool Raw, bool InSpec,
+                        std::vector<FStringPiece> &Out);
+  bool lexFStringField(const char *Stop, bool Raw, FStringPiece &Field);
+  const char *scanFieldExpr(const char *Stop);
+  const char *scanFormatSpec(const char *Stop);
   void lexPunct();
   void lexNonAscii();
   bool closeBracket(char &Ch);
@@ -88,6 +101,7 @@ private:
   bool LineHasTokens = false;
   bool SawSignificantToken = false;
   bool Finished = false;
+  bool ExprMode = false;
   const char *SwallowedFrom = nullptr;
 };
 

@@ -4,10 +4,9 @@
 // No name resolution or evaluation happens here.
 //
 // Expects: a SourceMgr buffer holding any bytes.
-// Does: Python 3's grammar for the statements and expressions TileLang
-//   kernels use; every parse function states its rule. Python features the
-//   tile language does not have (class, try, comprehensions, walrus, ...) are
-//   reported as err_python_feature naming the feature.
+// Does: Python 3's grammar (3.8 to 3.11, as TileLang's source files use
+//   it), kernels and host code alike: every parse function states its rule.
+//   Sema decides what of it compile-time evaluation can run.
 // Guarantees: a Module is always returned, holding what could be parsed;
 //   callers check Diags.hasErrors(). After a syntax error the parser skips
 //   to the end of the logical line (and past the block it opens) and goes
@@ -103,8 +102,16 @@ private:
   StmtPtr parseFor();
   StmtPtr parseWith();
   bool parseWithItem(std::vector<ast::WithItem> &Items);
+  StmtPtr parseTry();
+  bool parseExceptClause(ast::ExceptHandler &H);
+  StmtPtr parseAsync();
+  StmtPtr parseScopeDecl();
+  StmtPtr parseDel();
+
+  // Definitions (ParseDef.cpp).
   StmtPtr parseDecorated();
   StmtPtr parseFunctionDef(ast::ExprList Decorators);
+  StmtPtr parseClassDef(ast::ExprList Decorators);
   bool parseParams(std::vector<ast::Param> &Params, tok::Kind Closer,
                    bool AllowAnnotations, const Token *Open);
   bool parseParam(std::vector<ast::Param> &Params, bool AllowAnnotations);
@@ -113,7 +120,6 @@ private:
   void parseElse(ast::StmtList &Body);
   StmtPtr failCompound();
   void parseIndentedBlock(ast::StmtList &Body);
-  void rejectCompound(llvm::StringRef Feature);
   void recover();
   void skipLine();
   void skipIndentedBlock();
@@ -143,11 +149,23 @@ private:
   ExprPtr parseParenAtom();
   ExprPtr parseListAtom();
   ExprPtr parseDictAtom();
-  ExprPtr parseStrings();
+  ExprPtr parseDictRest(const Token &Open, ExprPtr FirstKey);
+  ExprPtr parseYield();
+  ExprPtr parseNamedExpr(ExprPtr Target);
   ExprPtr parseNumber();
   bool parseSequence(ast::ExprList &Elts, const Token &Open, tok::Kind Closer,
                      bool &SawComma);
-  void rejectComprehension();
+  bool atComprehension() const;
+  bool parseComprehensionFors(std::vector<ast::ComprehensionFor> &Fors);
+  ExprPtr parseComprehension(ast::ComprehensionExpr::CompKind K,
+                             llvm::SMLoc Start, ExprPtr Elt, ExprPtr Value,
+                             const Token &Open, tok::Kind Closer);
+
+  // Strings (ParseFString.cpp).
+  ExprPtr parseStrings();
+  bool convertFString(const std::vector<FStringPiece> &Pieces,
+                      std::vector<ast::FStringPart> &Parts);
+  ExprPtr parseFieldExpr(const char *Begin, const char *End);
   static bool startsExpression(const Token &T);
 
   // Targets.

@@ -16,7 +16,9 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace tilec {
 namespace tok {
@@ -139,6 +141,18 @@ Kind keywordKind(llvm::StringRef Word);
 
 } // namespace tok
 
+/// A piece of an f-string as the lexer splits it: decoded literal text, or a
+/// replacement field `{expr!c:spec}` whose expression the parser lexes and
+/// parses again from the source buffer.
+struct FStringPiece {
+  std::string Literal; ///< Literal text (when !IsField).
+  bool IsField = false;
+  const char *ExprBegin = nullptr, *ExprEnd = nullptr;
+  char Conversion = 0;            ///< 's', 'r', 'a' or 0.
+  bool Debug = false;             ///< `{expr=}`: the text, '=', then the value.
+  std::vector<FStringPiece> Spec; ///< The format spec's own pieces.
+};
+
 struct Token {
   tok::Kind Kind = tok::Eof;
   /// The exact source spelling; empty for DEDENT and ENDMARKER (but it still
@@ -146,6 +160,8 @@ struct Token {
   llvm::StringRef Text;
   /// STRING: the value with escapes decoded.
   std::string StrValue;
+  /// STRING with an `f` prefix: its pieces (StrValue is unused).
+  std::shared_ptr<const std::vector<FStringPiece>> FString;
   /// INT: the value (literals that do not fit in int64_t are diagnosed).
   int64_t IntValue = 0;
   /// FLOAT: the value.
