@@ -64,6 +64,9 @@ class _Unresolved(Exception):
     pass
 
 
+_PURE_CALLS = {"min": min, "max": max, "int": int, "float": float, "abs": abs}
+
+
 def _argparse_defaults(tree):
     """--name -> default for every add_argument call in the file."""
     out = {}
@@ -91,12 +94,18 @@ class _Resolver:
     def __init__(self, tree):
         self.tree = tree
         self.module = {}
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                self._bind(self.module, node.targets[0], node.value)
+        self._bind_block(tree.body)
         self.argparse = _argparse_defaults(tree)
         self.funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
         self.depth = 0
+
+    def _bind_block(self, body):
+        """Module-level assignments, those under `if __name__ == ...` too."""
+        for node in body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                self._bind(self.module, node.targets[0], node.value)
+            elif isinstance(node, ast.If):
+                self._bind_block(node.body)
 
     @staticmethod
     def _bind(env, target, value):
@@ -128,6 +137,9 @@ class _Resolver:
                    ast.LShift: lambda: a << b, ast.Div: lambda: a / b}
             if type(node.op) in ops:
                 return ops[type(node.op)]()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in _PURE_CALLS and not node.keywords:
+            return _PURE_CALLS[node.func.id](*[self.eval(a, env, func) for a in node.args])
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id in ("T", "torch", "tl"):
                 return node.attr
@@ -213,26 +225,38 @@ def call_site_defines(path: Path):
     for f in tree.body:
         if not isinstance(f, ast.FunctionDef):
             continue
-        needed = [a.arg for a in f.args.args[:len(f.args.args) - len(f.args.defaults)]]
+        tensors = _tensor_params(f)
+        needed = [a.arg for a in f.args.args[:len(f.args.args) - len(f.args.defaults)]
+                  if a.arg not in tensors]
         if not needed:
             continue
         for call in res._calls(f.name) + _compile_calls(tree, f.name):
             got = {}
-            try:
-                for i, a in enumerate(call.args[:len(f.args.args)]):
-                    got[f.args.args[i].arg] = _define_text(
-                        res.eval(a, res._env_of(call), res._func_of(call)))
-                for kw in call.keywords:
-                    if kw.arg:
-                        got[kw.arg] = _define_text(
-                            res.eval(kw.value, res._env_of(call), res._func_of(call)))
-            except _Unresolved:
-                continue
+            named = [(f.args.args[i].arg, a) for i, a in enumerate(call.args[:len(f.args.args)])]
+            named += [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+            for name, expr in named:
+                if name in tensors:
+                    continue
+                try:
+                    got[name] = _define_text(res.eval(expr, res._env_of(call), res._func_of(call)))
+                except _Unresolved:
+                    pass
             if all(n in got for n in needed):
                 for k, v in got.items():
                     defines.setdefault(k, v)
                 break
     return [f"-D{k}={v}" for k, v in defines.items()]
+
+
+def _tensor_params(f):
+    """Parameters of an eager kernel that are tensors (annotated so)."""
+    out = {a.arg for a in f.args.args
+           if a.annotation is not None and "Tensor" in ast.unparse(a.annotation)}
+    for node in ast.walk(f):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and node.value is None:
+            out.add(node.target.id)
+    return out
 
 
 def _compile_calls(tree, fname):

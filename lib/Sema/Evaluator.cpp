@@ -11,6 +11,7 @@
 #include "Builtins.h"
 #include "Interp.h"
 #include "tilec/IR/Value.h"
+#include "tilec/Support/Target.h"
 
 using namespace tilec;
 using namespace tilec::sema;
@@ -629,6 +630,15 @@ static Value callDType(Interp &I, DType T, CallArgs &Args,
   return R ? Value::runtime(R) : Value::poison();
 }
 
+/// A call of host code: device queries answer with the target's figures,
+/// anything else stays a host-only value.
+static Value callOpaque(Interp &I, const OpaqueObj &O) {
+  llvm::StringRef Path = O.Path;
+  if (Path.endswith("get_num_sms") && I.Opts.Tgt)
+    return Value::integer(I.Opts.Tgt->NumSMs);
+  return Value::object(std::make_shared<OpaqueObj>(O.Path + "(...)"));
+}
+
 Value Interp::call(const Value &Callee, CallArgs &Args, llvm::SMRange CallRange,
                    llvm::SMRange CalleeRange) {
   if (Callee.isPoison() || Aborting)
@@ -643,7 +653,7 @@ Value Interp::call(const Value &Callee, CallArgs &Args, llvm::SMRange CallRange,
   if (Callee.isDType())
     return callDType(*this, Callee.getDType(), Args, CallRange);
   if (auto *O = Callee.getAs<OpaqueObj>())
-    return Value::object(std::make_shared<OpaqueObj>(O->Path + "(...)"));
+    return callOpaque(*this, *O);
   error(CalleeRange, diag::err_not_callable) << exprText(CalleeRange);
   return Value::poison();
 }

@@ -660,12 +660,34 @@ static bool isKernelCall(const Expr *E) {
   return N && N->Id == "Kernel";
 }
 
+/// `with T.Kernel(...) as bx, probe.range("k"):` - the items after the
+/// kernel may only be host-side context managers (profiling ranges), which
+/// have no effect on the generated code.
+static bool ignoreExtraItems(Interp &I, const WithStmt *S) {
+  for (size_t K = 1; K < S->Items.size(); ++K) {
+    const Expr *E = S->Items[K].Context.get();
+    Value V = I.eval(E);
+    if (V.isPoison())
+      return false;
+    if (!V.getAs<OpaqueObj>()) {
+      I.error(E->getRange(), diag::err_feature_unsupported)
+          << "a second tile-language context in one 'with'";
+      return false;
+    }
+    I.warning(E->getRange(), diag::warn_ignored_context)
+        << exprText(E->getRange());
+  }
+  return true;
+}
+
 static Flow execWith(Interp &I, const WithStmt *S) {
   // An eager kernel's signature is complete once its first kernel starts;
   // the grid may already read symbolic dims.
   if (I.Eager && !I.hasIR() && isKernelCall(S->Items[0].Context.get()))
     I.sealEagerSignature(S->getRange());
-  if (S->Items.size() == 1) {
+  if (S->Items.size() == 1 || isKernelCall(S->Items[0].Context.get())) {
+    if (!ignoreExtraItems(I, S))
+      return Flow::Normal;
     Value Ctx = I.eval(S->Items[0].Context.get());
     if (Ctx.isPoison())
       return I.Aborting ? Flow::Abort : Flow::Normal;

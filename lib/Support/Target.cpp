@@ -6,8 +6,9 @@ using namespace tilec;
 
 namespace {
 Target make(const char *Name, Target::Backend Kind, int Sm, int64_t Smem,
-            int WarpSize) {
+            int WarpSize, int NumSMs) {
   Target T;
+  T.NumSMs = NumSMs;
   T.Name = Name;
   T.Kind = Kind;
   T.SmVersion = Sm;
@@ -18,10 +19,12 @@ Target make(const char *Name, Target::Backend Kind, int Sm, int64_t Smem,
 
 std::vector<Target> knownTargets() {
   using B = Target::Backend;
-  return {make("sm_80", B::CUDA, 80, 163 * 1024, 32),
-          make("sm_90", B::CUDA, 90, 227 * 1024, 32),
-          make("gfx90a", B::HIP, 0, 64 * 1024, 64),
-          make("gfx940", B::HIP, 0, 64 * 1024, 64)};
+  // Multiprocessor counts of the parts each target is built for: A100,
+  // H100/H200 SXM, MI250X (per GCD), MI300X.
+  return {make("sm_80", B::CUDA, 80, 163 * 1024, 32, 108),
+          make("sm_90", B::CUDA, 90, 227 * 1024, 32, 132),
+          make("gfx90a", B::HIP, 0, 64 * 1024, 64, 110),
+          make("gfx940", B::HIP, 0, 64 * 1024, 64, 304)};
 }
 } // namespace
 

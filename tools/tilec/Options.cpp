@@ -98,6 +98,11 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_option("--kernel", Opts.Kernel, "Compile only the kernel NAME");
   App.add_option("--target", Opts.TargetName,
                  "Target GPU: sm_80 (default), sm_90, gfx90a, gfx940");
+  App.add_option("--num-sms", Opts.NumSMs,
+                 "Multiprocessor count that device queries in the program "
+                 "(driver.get_num_sms()) return; default: the target's part "
+                 "(sm_90: 132, sm_80: 108)")
+      ->check(CLI::Range(1, 4096));
   App.add_flag("!--no-tensor-cores", Opts.TensorCores,
                "Run every T.gemm on CUDA cores (FMA), even where mma fits");
   App.add_option(

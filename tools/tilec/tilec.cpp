@@ -248,6 +248,8 @@ int runDriver(const DriverOptions &Opts) {
     return 1;
   }
   Tgt->TensorCores = Opts.TensorCores;
+  if (Opts.NumSMs)
+    Tgt->NumSMs = Opts.NumSMs;
   auto File = llvm::MemoryBuffer::getFileOrSTDIN(Opts.Input, /*IsText=*/true);
   if (!File) {
     Diags.report(Location(), diag::err_cannot_open_file)

@@ -26,6 +26,9 @@ struct Target {
   int SmVersion = 0;
   int64_t MaxSharedMemoryBytes = 0;
   int WarpSize = 32;
+  /// What device queries such as `driver.get_num_sms()` evaluate to
+  /// (--num-sms overrides it for other parts).
+  int NumSMs = 0;
   /// T.gemm may use mma.sync (sm_80+); off: CUDA-core FMA everywhere.
   bool TensorCores = true;
 
