@@ -73,8 +73,12 @@ private:
   /// Thread of (element, digits), row-major over Shape ++ digit ranges.
   std::vector<int64_t> Table;
   int64_t DigitSpace = 1;
-  /// Per digit: its kept low multiple A and period P (value = r * A).
-  std::vector<std::pair<int64_t, int64_t>> Condensed;
+  /// A kept part of a digit: r in [0, Radix) contributes r * Mult.
+  struct Position {
+    int64_t Radix, Mult;
+  };
+  /// Per digit: the positions its replica value is made of.
+  std::vector<std::vector<Position>> Condensed;
   layout::VarMap DigitMap;
   int64_t Replicas = 1;
 
@@ -195,6 +199,9 @@ private:
 
   /// Per digit, the largest A whose low part d % A is irrelevant and the
   /// smallest period P of d // A: the digit becomes r * A, r in [0, P).
+  /// When r still has mixed-radix positions the thread ignores (a middle
+  /// part, as the row half of an mma tile for a column vector), they are
+  /// dropped too, so that no element keeps two replicas on one thread.
   void condenseDigits() {
     for (unsigned K = 0; K != Pre.Digits.size(); ++K) {
       int64_t N = Pre.Digits[K].Range, A = N;
@@ -207,26 +214,60 @@ private:
         do
           ++P;
         while ((N / A) % P != 0);
-      Condensed.push_back({A, P});
+      Condensed.push_back(relevantPositions(K, A, P));
     }
     IndexExpr Rep = Fragment::replicateVar();
     for (int K = Pre.Digits.size() - 1; K >= 0; --K) {
-      auto [A, P] = Condensed[K];
-      DigitMap[Pre.Digits[K].Name] =
-          P == 1 ? IndexExpr(0)
-                 : layout::floorMod(layout::floorDiv(Rep, Replicas), P) * A;
-      Replicas *= P;
+      IndexExpr Value = 0;
+      for (const Position &Pos : Condensed[K]) {
+        IndexExpr R =
+            layout::floorMod(layout::floorDiv(Rep, Replicas), Pos.Radix);
+        Value = Value.getConstant() == 0 ? R * Pos.Mult : Value + R * Pos.Mult;
+        Replicas *= Pos.Radix;
+      }
+      DigitMap[Pre.Digits[K].Name] = Value;
     }
+  }
+
+  /// The positions of r (value r * A, r in [0, P)) that the thread depends
+  /// on: P split into prime radices, low first; a position is dropped when
+  /// zeroing it never changes the thread (then zeroing any set of such
+  /// positions does not either). Adjacent kept positions are merged, so a
+  /// digit without irrelevant positions stays one position (P, A).
+  std::vector<Position> relevantPositions(unsigned K, int64_t A, int64_t P) {
+    std::vector<Position> Out;
+    int64_t Stride = 1;
+    for (int64_t Radix : primeFactors(P)) {
+      int64_t Mult = Stride * A;
+      bool Kept = !independent(
+          K, [&](int64_t D) { return D - (D / Mult % Radix) * Mult; });
+      if (Kept && !Out.empty() && Out.back().Mult * Out.back().Radix == Mult)
+        Out.back().Radix *= Radix;
+      else if (Kept)
+        Out.push_back({Radix, Mult});
+      Stride *= Radix;
+    }
+    return Out;
+  }
+
+  static std::vector<int64_t> primeFactors(int64_t N) {
+    std::vector<int64_t> Out;
+    for (int64_t F = 2; F * F <= N; ++F)
+      for (; N % F == 0; N /= F)
+        Out.push_back(F);
+    if (N > 1)
+      Out.push_back(N);
+    return Out;
   }
 
   /// The table entry of element \p P (flat) as replica \p R.
   int64_t entry(int64_t P, int64_t R) const {
     int64_t Idx = P * DigitSpace, Below = 1;
-    for (int K = Pre.Digits.size() - 1; K >= 0; --K) {
-      auto [A, Period] = Condensed[K];
-      Idx += (R / Below % Period) * A * strideOf(K);
-      Below *= Period;
-    }
+    for (int K = Pre.Digits.size() - 1; K >= 0; --K)
+      for (const Position &Pos : Condensed[K]) {
+        Idx += (R / Below % Pos.Radix) * Pos.Mult * strideOf(K);
+        Below *= Pos.Radix;
+      }
     return Idx;
   }
 
@@ -272,6 +313,27 @@ private:
     return true;
   }
 
+  /// \p Reg without the bits that are zero in all its \p Values (updated):
+  /// the registers a projection keeps of a loop's registers leave gaps
+  /// (a column vector of an mma accumulator keeps the column bits, not the
+  /// row bits between them).
+  static IndexExpr squeezeZeroBits(IndexExpr Reg,
+                                   std::vector<int64_t> &Values) {
+    int64_t Used = 0;
+    for (int64_t V : Values)
+      Used |= V;
+    for (int Bit = 62; Bit >= 0; --Bit) {
+      int64_t Low = int64_t(1) << Bit;
+      if ((Used & Low) || Used < Low)
+        continue;
+      Reg = layout::floorDiv(Reg, 2 * Low) * Low + layout::floorMod(Reg, Low);
+      for (int64_t &V : Values)
+        V = V / (2 * Low) * Low + V % Low;
+      Used = Used / (2 * Low) * Low + Used % Low;
+    }
+    return Reg;
+  }
+
   /// The loop's register of the replica-0 preimage, compacted by the gcd
   /// of its values, when it separates the elements of every thread.
   IndexExpr chooseRegister() {
@@ -295,6 +357,7 @@ private:
       for (int64_t &V : *Values)
         V /= G;
     }
+    Reg = squeezeZeroBits(Reg, *Values);
     int64_t Max = *std::max_element(Values->begin(), Values->end());
     if (Max >= layout::shapeSize(Shape) || !injectivePerThread(*Values))
       return Flat;

@@ -15,12 +15,15 @@
 //     loop variable x, `x // c` or `x % c` (one x may give one `x // c` and
 //     one `x % c` dim), a size-1 dim by the constant 0, every variable used
 //     once, and every dim covered exactly. The loop variables the map loses
-//     (and the loop's own replicas) become replica digits; digits the
-//     thread does not depend on are dropped, so no element has two
-//     replicas on one thread (TileLang's DeReplicate/CondenseReplicateVar,
-//     decided by enumeration). Registers: the loop's register of the
-//     replica-0 preimage (divided by the gcd of its values) when that is
-//     injective on every thread, else the flat element index.
+//     (and the loop's own replicas) become replica digits; the parts of a
+//     digit the thread does not depend on (low part, high part beyond the
+//     period, mixed-radix positions in between) are dropped, so no
+//     element has two replicas on one thread (TileLang's
+//     DeReplicate/CondenseReplicateVar, decided by enumeration).
+//     Registers: the loop's register of the replica-0 preimage (divided
+//     by the gcd of its values, bits zero in all of them squeezed out)
+//     when that is injective on every thread, else the flat element
+//     index.
 //   - holdsAccess: whether a fragment with a layout holds, on every thread
 //     that runs each iteration, the element the iteration accesses
 //     (enumeration: works for any index expression).

@@ -96,12 +96,18 @@ private:
            checkInBounds(Op, 1, *NewDst, Diags);
   }
 
-  /// A region of a statically shaped buffer must fit: each extent within its
-  /// dim, and constant starts leave room for the extent.
+  /// A region of a statically shaped on-chip buffer must fit: each extent
+  /// within its dim, and constant starts leave room for the extent. A
+  /// global region may run past the end of its buffer (a partial tile: M =
+  /// 16 rows under block_M = 128), as in TileLang, which clamps:
+  /// expand-tile-ops guards those elements (zero-filled reads, skipped
+  /// writes). It is an error only when a constant start is negative or
+  /// past the end, so that no element is inside.
   bool checkInBounds(const Operation &Op, unsigned Group, const Extent &E,
                      DiagnosticEngine &Diags) {
     llvm::ArrayRef<Value *> G = Op.getGroup(Group);
     const Type &BufTy = G.front()->getType();
+    bool Clamped = BufTy.getScope() == Scope::Global;
     for (unsigned D = 0; D != BufTy.rank() && D < E.size(); ++D) {
       const Dim &Size = BufTy.getDims()[D];
       if (!Size.isStatic() || !E[D].isInt())
@@ -110,6 +116,8 @@ private:
                                          ? matchConstantInt(G[D + 1])
                                          : std::optional<int64_t>(0);
       int64_t Lo = Start.value_or(0);
+      if (Clamped && Lo >= 0 && Lo < Size.getValue())
+        continue;
       if (E[D].getInt() <= Size.getValue() && Lo >= 0 &&
           (!Start || Lo + E[D].getInt() <= Size.getValue()))
         continue;

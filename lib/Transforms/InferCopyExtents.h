@@ -7,8 +7,11 @@
 // Does: fills every -1 side from the other side, aligned to the trailing
 //   dims as TileLang does (leading extents of 1 are dropped or added to match
 //   the rank); then checks that both regions have the same shape once
-//   size-1 dims are ignored, and that constant regions lie inside buffers of
-//   static shape.
+//   size-1 dims are ignored, and that constant regions lie inside on-chip
+//   buffers of static shape. A global region may run past the end of a
+//   static dim (a partial tile, guarded by expand-tile-ops, as TileLang
+//   clamps); it is an error only when a constant start is negative or
+//   not below the dim's size.
 // Guarantees: afterwards every copy has complete extents on both sides with
 //   the rank of its buffer; mistakes are reported at the copy's location in
 //   the user's terms (err_copy_unknown_extent, err_copy_shape_mismatch,

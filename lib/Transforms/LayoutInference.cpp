@@ -3,6 +3,7 @@
 #include "LayoutInference.h"
 #include "ApplySharedLayouts.h"
 #include "FragmentDerive.h"
+#include "FragmentStage.h"
 #include "IndexExprToIR.h"
 #include "LoopAccess.h"
 #include "tilec/IR/Operation.h"
@@ -10,6 +11,7 @@
 #include "tilec/Layout/Simplify.h"
 #include "tilec/Layout/ThreadLayouts.h"
 #include "tilec/Support/Diagnostics.h"
+#include <deque>
 #include <map>
 
 using namespace tilec;
@@ -207,7 +209,8 @@ private:
   static constexpr int64_t MaxReplicatedElements = 256;
   std::vector<Value *> FragOrder;
   std::map<const Value *, FragState> Frags;
-  std::vector<LoopState> Loops;
+  /// A deque: staging appends loops while a LoopState is in use.
+  std::deque<LoopState> Loops;
   std::vector<Operation *> Commons, Annotations;
 
   bool isFragment(const Value *V) {
@@ -338,7 +341,8 @@ private:
   /// Loop <-> fragment propagation.
   bool inferFree() {
     bool Changed = false;
-    for (LoopState &L : Loops) {
+    for (size_t I = 0; I != Loops.size(); ++I) {
+      LoopState &L = Loops[I];
       if (!L.Layout)
         Changed |= adoptFragmentLayout(L);
       if (L.Layout)
@@ -372,9 +376,11 @@ private:
       FragState &F = Frags[A.Buffer];
       std::vector<int64_t> Shape = staticShape(A.Buffer);
       if (F.Layout) {
-        if (!fits(L, FA, Shape, *F.Layout))
-          return conflict(A.Buffer, *A.User, F.Source);
-        continue;
+        if (fits(L, FA, Shape, *F.Layout))
+          continue;
+        if (stage(L, A.Buffer))
+          return true; // L.Frags changed under this loop
+        return conflict(A.Buffer, *A.User, F.Source);
       }
       auto Need = requiredLayout(L, FA, Shape);
       if (Need)
@@ -413,6 +419,24 @@ private:
       return holdsAccess(*L.Layout, Have, FA.Index);
     }
     return false;
+  }
+
+  /// A loop that writes \p Frag, or copies it into another fragment, in a
+  /// layout that cannot hold it goes through shared memory
+  /// (FragmentStage.h): the loop's accesses of \p Frag move to a shared
+  /// buffer, and a new loop, which takes \p Frag's layout, copies between
+  /// them. False when that is not possible (a real conflict).
+  bool stage(LoopState &L, Value *Frag) {
+    StageKind Kind = stageKindOf(*L.Op, Frag);
+    if (Kind == StageKind::None)
+      return false;
+    Operation *Copy = stageThroughShared(*L.Op, Frag, Kind);
+    llvm::erase_if(L.Frags,
+                   [&](const FragAccess &FA) { return FA.A.Buffer == Frag; });
+    if (L.Layout) // the shared accesses may allow a narrower vector only
+      setLoopLayout(L, *L.Layout, runLength(*L.Layout));
+    collectLoop(*Copy);
+    return true;
   }
 
   /// A fragment whose only constraints are accesses without a derivable

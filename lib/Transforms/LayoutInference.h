@@ -35,7 +35,10 @@
 // Guarantees: every fragment alloc has `layout = "Fragment(...)"`; every
 //   parallel loop has `loop_layout = "Fragment(...)"` and `vector_size =
 //   V`; a fragment indexed in a loop is held, for every iteration, by the
-//   threads that run it. Two uses needing different layouts of one
+//   threads that run it. A loop that only writes a fragment it cannot
+//   hold, or only copies one into another fragment, is redirected through
+//   a shared `<name>_stage` buffer and a copy loop in the fragment's
+//   layout (FragmentStage.h). Other uses needing different layouts of one
 //   fragment give err_layout_conflict at one use and a note at the other.
 //
 //===----------------------------------------------------------------------===//
