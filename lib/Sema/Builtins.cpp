@@ -63,6 +63,8 @@ llvm::StringRef nsPrefix(BuiltinNS NS) {
     return "tilelang.layout.";
   case BuiltinNS::Math:
     return "math.";
+  case BuiltinNS::Itertools:
+    return "itertools.";
   case BuiltinNS::Py:
   case BuiltinNS::Method:
     return "";
@@ -394,6 +396,10 @@ Value Interp::namespaceMember(const NamespaceObj &NS, llvm::StringRef Name,
         std::make_shared<OpaqueObj>("tilelang.layout." + Name.str()));
   case NamespaceObj::NS::Math:
     return mathMember(*this, Name, R, Silent);
+  case NamespaceObj::NS::Itertools:
+    if (auto ID = findBuiltin(BuiltinNS::Itertools, Name))
+      return makeBuiltin(*ID);
+    break;
   case NamespaceObj::NS::Policy:
     if (Name == "Square" || Name == "FullRow" || Name == "FullCol")
       return Value::object(std::make_shared<PolicyObj>(Name.str()));

@@ -163,10 +163,40 @@ std::vector<KernelCandidate> findKernels(Interp &I, const Module &M) {
   return Out;
 }
 
+/// The value the selected autotune configuration gives parameter K (named
+/// in a dict, or K-th of a tuple), if any.
+std::optional<Value> configValue(Interp &I, const FunctionObj &F, size_t K) {
+  if (!F.Traits.Configs || I.Opts.ConfigIndex >= F.Traits.Configs->size())
+    return std::nullopt;
+  const Value &C = (*F.Traits.Configs)[I.Opts.ConfigIndex];
+  if (C.isDict()) {
+    for (const auto &[Key, V] : C.getDict().Items)
+      if (Key.isStr() && Key.getStr() == (*F.Params)[K].Name)
+        return V;
+    return std::nullopt;
+  }
+  if (C.isSequence() && K < C.elts().size())
+    return C.elts()[K];
+  return std::nullopt;
+}
+
+/// --config N must name one of the factory's configurations.
+bool checkConfigIndex(Interp &I, const FunctionObj &F) {
+  if (!F.Traits.Configs || I.Opts.ConfigIndex < F.Traits.Configs->size())
+    return true;
+  I.error(F.NameRange, diag::err_bad_config_index)
+      << int64_t(I.Opts.ConfigIndex) << F.Name
+      << int64_t(F.Traits.Configs->size());
+  return false;
+}
+
 /// Arguments for a factory or eager kernel: -D values, else defaults (left
-/// to the binder); Skip marks parameters that need no value.
+/// to the binder), else the selected autotune configuration; Skip marks
+/// parameters that need no value.
 bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
                  CallArgs &Args) {
+  if (!checkConfigIndex(I, F))
+    return false;
   bool OK = true;
   for (size_t K = 0; K < F.Params->size(); ++K) {
     const Param &P = (*F.Params)[K];
@@ -180,6 +210,8 @@ bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
       V = parseDefineValue(It->second);
     else if (F.HasDefault[K])
       continue;
+    else if (auto C = configValue(I, F, K))
+      V = *C;
     else {
       I.error(P.Range, diag::err_missing_parameter) << P.Name << F.Name;
       OK = false;
@@ -252,6 +284,21 @@ bool selectKernels(Interp &I, const Module &M,
   I.Diags.report(Location(), diag::note_available_kernels) << Names;
   return false;
 }
+/// --list-configs: `kernel [N] config` lines, or `kernel: no autotune
+/// configurations`.
+void listConfigs(Interp &I, const std::vector<KernelCandidate> &Cands,
+                 llvm::raw_ostream &OS) {
+  for (const KernelCandidate &C : Cands) {
+    auto *F = I.ModuleScope->lookupLocal(C.Name)->getAs<FunctionObj>();
+    if (!F->Traits.Configs) {
+      OS << C.Name << ": no autotune configurations\n";
+      continue;
+    }
+    for (size_t K = 0; K < F->Traits.Configs->size(); ++K)
+      OS << C.Name << " [" << K << "] " << repr((*F->Traits.Configs)[K])
+         << "\n";
+  }
+}
 } // namespace
 
 Value sema::parseDefineValue(const std::string &Text) {
@@ -284,6 +331,10 @@ std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
   std::vector<KernelCandidate> Cands = findKernels(I, M);
   if (!selectKernels(I, M, Cands))
     return nullptr;
+  if (Opts.ListConfigs) {
+    listConfigs(I, Cands, *Opts.ListConfigs);
+    return nullptr;
+  }
   for (const KernelCandidate &C : Cands) {
     I.Aborting = false;
     I.Steps = 0;

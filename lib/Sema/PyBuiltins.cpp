@@ -174,11 +174,67 @@ Value sema::pyList(Interp &I, BoundArgs &A) {
   return Items ? Value::list(std::move(*Items)) : Value::poison();
 }
 
+/// dict(mapping_or_pairs, **kwargs)
 Value sema::pyDict(Interp &I, BoundArgs &A) {
   auto D = std::make_shared<DictData>();
+  auto Set = [&](Value K, Value V) {
+    for (auto &Item : D->Items)
+      if (equals(Item.first, K))
+        return void(Item.second = std::move(V));
+    D->Items.emplace_back(std::move(K), std::move(V));
+  };
+  if (A[0].isDict()) {
+    for (auto &[K, V] : A[0].getDict().Items)
+      Set(K, V);
+  } else if (!A[0].isNone()) {
+    auto Items = I.iterate(A[0], A.range(0));
+    if (!Items)
+      return Value::poison();
+    for (const Value &P : *Items) {
+      if (!P.isSequence() || P.elts().size() != 2) {
+        typeError(I, A.range(0), "dict() item", "a (key, value) pair", P);
+        return Value::poison();
+      }
+      Set(P.elts()[0], P.elts()[1]);
+    }
+  }
   for (auto &[K, V] : A.Extra)
-    D->Items.emplace_back(Value::str(K), V);
+    Set(Value::str(K), V);
   return Value::dict(std::move(D));
+}
+
+/// itertools.product(*iterables, repeat=1), as a list of tuples.
+Value sema::itProduct(Interp &I, BoundArgs &A) {
+  auto Repeat = I.constInt(A[0], A.range(0), "repeat");
+  if (!Repeat)
+    return Value::poison();
+  std::vector<std::vector<Value>> Pools;
+  for (int64_t R = 0; R < *Repeat; ++R)
+    for (size_t K = 0; K < A.Rest.size(); ++K) {
+      auto Items = I.iterate(A.Rest[K], A.RestRanges[K]);
+      if (!Items)
+        return Value::poison();
+      Pools.push_back(std::move(*Items));
+    }
+  std::vector<std::vector<Value>> Rows{{}};
+  for (const auto &Pool : Pools) {
+    std::vector<std::vector<Value>> Next;
+    for (const auto &Row : Rows)
+      for (const Value &V : Pool) {
+        if (Next.size() >= Interp::MaxLoopIterations) {
+          I.fatal(A.range(0), diag::err_loop_limit)
+              << Interp::MaxLoopIterations;
+          return Value::poison();
+        }
+        Next.push_back(Row);
+        Next.back().push_back(V);
+      }
+    Rows = std::move(Next);
+  }
+  std::vector<Value> Out;
+  for (auto &Row : Rows)
+    Out.push_back(Value::tuple(std::move(Row)));
+  return Value::list(std::move(Out));
 }
 
 Value sema::pyEnumerate(Interp &I, BoundArgs &A) {

@@ -519,6 +519,29 @@ static void readOutIdx(Interp &I, const CallExpr *C, FunctionTraits &T) {
   }
 }
 
+/// `configs=` of an autotune decorator: a list of dicts, or of tuples
+/// matched to the factory's parameters by position (TileLang accepts
+/// both). Kept as written; the binder picks one (--config N).
+static void readConfigs(Interp &I, const CallExpr *C, FunctionTraits &T) {
+  for (const Keyword &K : C->Keywords) {
+    if (K.Name != "configs")
+      continue;
+    Value V = I.eval(K.Value.get());
+    if (V.isPoison())
+      return;
+    auto Items = I.iterate(V, K.Value->getRange());
+    if (Items)
+      T.Configs = std::make_shared<std::vector<Value>>(std::move(*Items));
+  }
+}
+
+static bool isAutotune(const Expr *Callee) {
+  if (auto *A = llvm::dyn_cast<AttributeExpr>(Callee))
+    return A->Attr == "autotune";
+  auto *N = llvm::dyn_cast<NameExpr>(Callee);
+  return N && N->Id == "autotune";
+}
+
 static void applyDecorators(Interp &I, const FunctionDefStmt *D,
                             FunctionTraits &T) {
   for (const ExprPtr &Dec : D->Decorators) {
@@ -532,6 +555,8 @@ static void applyDecorators(Interp &I, const FunctionDefStmt *D,
       T.IsJit = true;
       if (Call)
         readOutIdx(I, Call, T);
+    } else if (Call && isAutotune(Call->Callee.get())) {
+      readConfigs(I, Call, T);
     } else if (ID != BuiltinID::TMacro) {
       I.warning(Dec->getRange(), diag::warn_ignored_decorator)
           << exprText(Dec->getRange());
@@ -611,6 +636,9 @@ static Value moduleValue(llvm::StringRef Dotted) {
         std::make_shared<NamespaceObj>(NS::Layout, "tilelang.layout"));
   if (Dotted == "math")
     return Value::object(std::make_shared<NamespaceObj>(NS::Math, "math"));
+  if (Dotted == "itertools")
+    return Value::object(
+        std::make_shared<NamespaceObj>(NS::Itertools, "itertools"));
   return Value::object(std::make_shared<OpaqueObj>(Dotted.str()));
 }
 

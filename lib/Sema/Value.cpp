@@ -198,6 +198,14 @@ static std::string reprSeq(const std::vector<Value> &Elts, bool Tuple) {
   return S + (Tuple ? ")" : "]");
 }
 
+static std::string reprDict(const DictData &D) {
+  std::string S = "{";
+  for (size_t I = 0; I < D.Items.size(); ++I)
+    S += (I ? ", " : "") + repr(D.Items[I].first) + ": " +
+         repr(D.Items[I].second);
+  return S + "}";
+}
+
 static std::string reprObject(const Value &V) {
   Object *O = V.getObject();
   if (auto *F = llvm::dyn_cast<FunctionObj>(O))
@@ -237,7 +245,7 @@ std::string sema::repr(const Value &V) {
   case Value::Kind::List:
     return reprSeq(V.elts(), V.isTuple());
   case Value::Kind::Dict:
-    return "{...}";
+    return reprDict(V.getDict());
   case Value::Kind::Runtime: {
     llvm::StringRef Hint = V.getRuntime()->getNameHint();
     return Hint.empty() ? typeName(V) : Hint.str();

@@ -169,6 +169,9 @@ struct FunctionTraits {
   /// `@tilelang.jit(out_idx=[...])`, as written (may be negative).
   std::vector<int64_t> OutIdx;
   bool HasOutIdx = false;
+  /// `@autotune(configs=...)` / `@tilelang.autotune(configs=...)`: the
+  /// configurations (dicts of parameter values); None without the decorator.
+  std::shared_ptr<std::vector<Value>> Configs;
 };
 
 /// A `def` or a `lambda` with the scope it closes over.
@@ -202,7 +205,7 @@ public:
 /// A module-like namespace: T, tilelang, tilelang.layout, math, ...
 class NamespaceObj : public Object {
 public:
-  enum class NS { TileLang, Language, Layout, Math, Policy, Other };
+  enum class NS { TileLang, Language, Layout, Math, Itertools, Policy, Other };
   NamespaceObj(NS Which, std::string Path)
       : Object(Kind::Namespace), Which(Which), Path(std::move(Path)) {}
   TILEC_SEMA_OBJECT(Namespace)

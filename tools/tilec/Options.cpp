@@ -96,6 +96,11 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_option("-D", Raw.Defines, "Set a kernel parameter: -D name=value")
       ->allow_extra_args(false);
   App.add_option("--kernel", Opts.Kernel, "Compile only the kernel NAME");
+  App.add_option("--config", Opts.ConfigIndex,
+                 "Take parameters without a -D value or default from autotune "
+                 "configuration N (0-based; default 0)");
+  App.add_flag("--list-configs", Opts.ListConfigs,
+               "Print each kernel's autotune configurations and exit");
   App.add_option("--target", Opts.TargetName,
                  "Target GPU: sm_80 (default), sm_90, gfx90a, gfx940");
   App.add_option("--num-sms", Opts.NumSMs,

@@ -19,6 +19,8 @@ struct DriverOptions {
   std::string Output;
   std::map<std::string, std::string> Defines;
   std::string Kernel;
+  unsigned ConfigIndex = 0;
+  bool ListConfigs = false;
   /// --num-sms: 0 keeps the target's figure.
   int NumSMs = 0;
   std::string TargetName = "sm_80";

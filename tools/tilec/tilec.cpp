@@ -64,6 +64,9 @@ private:
     SemaOptions SemaOpts;
     SemaOpts.Defines = Opts.Defines;
     SemaOpts.KernelFilter = Opts.Kernel;
+    SemaOpts.ConfigIndex = Opts.ConfigIndex;
+    if (Opts.ListConfigs)
+      SemaOpts.ListConfigs = &OS;
     SemaOpts.Tgt = &Tgt;
     std::unique_ptr<ir::Operation> Module =
         buildModule(*AST, SM, Diags, SemaOpts);

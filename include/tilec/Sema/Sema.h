@@ -25,6 +25,7 @@
 #ifndef TILEC_SEMA_SEMA_H
 #define TILEC_SEMA_SEMA_H
 
+#include "llvm/Support/raw_ostream.h"
 #include <map>
 #include <memory>
 #include <string>
@@ -50,6 +51,12 @@ struct SemaOptions {
   std::map<std::string, std::string> Defines;
   /// --kernel NAME: build only this kernel; empty builds all.
   std::string KernelFilter;
+  /// --config N: which autotune configuration supplies the parameters that
+  /// have neither a -D value nor a default.
+  unsigned ConfigIndex = 0;
+  /// --list-configs: print each kernel's autotune configurations to this
+  /// stream and build nothing.
+  llvm::raw_ostream *ListConfigs = nullptr;
   /// The target being compiled for (thread limits); may be null.
   const Target *Tgt = nullptr;
 };
