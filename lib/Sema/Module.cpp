@@ -182,7 +182,8 @@ std::optional<Value> configValue(Interp &I, const FunctionObj &F, size_t K) {
 
 /// --config N must name one of the factory's configurations.
 bool checkConfigIndex(Interp &I, const FunctionObj &F) {
-  if (!F.Traits.Configs || I.Opts.ConfigIndex < F.Traits.Configs->size())
+  if (!F.Traits.Configs || F.Traits.Configs->empty() ||
+      I.Opts.ConfigIndex < F.Traits.Configs->size())
     return true;
   I.error(F.NameRange, diag::err_bad_config_index)
       << int64_t(I.Opts.ConfigIndex) << F.Name
@@ -195,8 +196,6 @@ bool checkConfigIndex(Interp &I, const FunctionObj &F) {
 /// parameters that need no value.
 bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
                  CallArgs &Args) {
-  if (!checkConfigIndex(I, F))
-    return false;
   bool OK = true;
   for (size_t K = 0; K < F.Params->size(); ++K) {
     const Param &P = (*F.Params)[K];
@@ -212,6 +211,8 @@ bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
       continue;
     else if (auto C = configValue(I, F, K))
       V = *C;
+    else if (!checkConfigIndex(I, F))
+      return false;
     else {
       I.error(P.Range, diag::err_missing_parameter) << P.Name << F.Name;
       OK = false;
