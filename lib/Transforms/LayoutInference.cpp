@@ -131,12 +131,16 @@ struct FragState {
 
 /// A fragment access in a loop: its kind, the loop variable of each dim
 /// (Identity and Broadcast) and each index as an expression of the loop
-/// variables i, j, ...
+/// variables i, j, ... followed by the variables of constant-bound `for`
+/// loops around or inside the loop body (Extra: their extents, Fors:
+/// their ops).
 struct FragAccess {
   BufferAccess A;
   AccessKind Kind;
   std::vector<int> Pos;
   std::vector<IndexExpr> Index;
+  std::vector<int64_t> Extra;
+  std::vector<Operation *> Fors;
 };
 
 struct LoopState {
@@ -146,19 +150,29 @@ struct LoopState {
   std::vector<FragAccess> Frags;
 };
 
-bool usesOnly(const IndexExpr &E, const layout::VarExtents &Vars) {
-  if (E.getConstant())
-    return true;
+void collectVarNames(const IndexExpr &E, std::set<std::string> &Names) {
   if (llvm::StringRef N = E.getVarName(); !N.empty())
-    return Vars.count(N);
-  const auto *Bin = llvm::dyn_cast<layout::BinaryNode>(E.get());
-  return Bin && usesOnly(Bin->getLHS(), Vars) && usesOnly(Bin->getRHS(), Vars);
+    Names.insert(N.str());
+  else if (const auto *Bin = llvm::dyn_cast<layout::BinaryNode>(E.get())) {
+    collectVarNames(Bin->getLHS(), Names);
+    collectVarNames(Bin->getRHS(), Names);
+  }
 }
 
-/// The indices of \p A as expressions of the loop variables; nullopt when
-/// one depends on anything else.
-std::optional<std::vector<IndexExpr>> loopIndexExprs(Operation &Loop,
-                                                     const BufferAccess &A) {
+/// The `for` op whose variable is \p V, when it has constant bounds.
+Operation *constantBoundFor(Value *V, const layout::VarExtents &Ranges,
+                            llvm::StringRef Name) {
+  if (!V || !V->isBlockArgument() || !Ranges.count(Name))
+    return nullptr;
+  Operation *Owner = V->getOwnerBlock()->getParentOp();
+  return Owner && Owner->is(OpKind::For) ? Owner : nullptr;
+}
+
+/// The indices of fragment access \p FA.A in \p Loop as expressions of the
+/// loop variables and of constant-bound `for` variables (renamed to the
+/// input variables after the loop's own); false, with \p Why, when one
+/// depends on anything else.
+bool loopIndexExprs(Operation &Loop, FragAccess &FA, std::string &Why) {
   auto Extents =
       Loop.getIntArrayAttr("extents").value_or(std::vector<int64_t>{});
   IndexAtoms Atoms;
@@ -168,13 +182,68 @@ std::optional<std::vector<IndexExpr>> loopIndexExprs(Operation &Loop,
                Extents[K]);
     Vars[Fragment::inputVarName(K)] = Extents[K];
   }
-  std::vector<IndexExpr> Out;
-  for (Value *I : A.indices()) {
-    Out.push_back(layout::simplify(Atoms.toExpr(I), Vars));
-    if (!usesOnly(Out.back(), Vars))
-      return std::nullopt;
+  std::vector<IndexExpr> Raw;
+  std::set<std::string> Names;
+  for (Value *I : FA.A.indices()) {
+    Raw.push_back(Atoms.toExpr(I));
+    collectVarNames(Raw.back(), Names);
   }
-  return Out;
+  layout::VarMap Rename;
+  for (const std::string &N : Names) {
+    if (Vars.count(N))
+      continue;
+    Operation *For =
+        constantBoundFor(Atoms.getValues().lookup(N), Atoms.getExtents(), N);
+    if (!For) {
+      Why = "inside a T.Parallel loop a fragment must be indexed by "
+            "expressions of the loop variables and of the variables of "
+            "loops with constant bounds (a register index must be known at "
+            "compile time)";
+      return false;
+    }
+    std::string Var = Fragment::inputVarName(Extents.size() + FA.Extra.size());
+    Rename[N] = IndexExpr::var(Var);
+    Vars[Var] = Atoms.getExtents().lookup(N);
+    FA.Extra.push_back(Vars[Var]);
+    FA.Fors.push_back(For);
+  }
+  for (const IndexExpr &E : Raw)
+    FA.Index.push_back(layout::simplify(layout::substitute(E, Rename), Vars));
+  return true;
+}
+
+/// \p Loop with \p Extra dims appended to its iteration space, on
+/// registers: every thread that runs an iteration runs it for every value
+/// of the extra variables (they are loops the thread runs itself).
+Fragment extendOnRegisters(const Fragment &Loop,
+                           llvm::ArrayRef<int64_t> Extra) {
+  if (Extra.empty())
+    return Loop;
+  layout::Shape Shape(Loop.getInputShape().begin(), Loop.getInputShape().end());
+  IndexExpr Reg = 0;
+  llvm::ArrayRef<int64_t> Out = Loop.getOutputShape();
+  for (unsigned D = 0; D != Out.size(); ++D)
+    Reg = Reg * Out[D] + Loop.getForwardIndex()[D];
+  for (int64_t E : Extra) {
+    Reg = Reg * E + Fragment::inputVar(Shape.size());
+    Shape.push_back(E);
+  }
+  return Fragment(Shape, {Reg}, Loop.getForwardThread(),
+                  Loop.getReplicateSize());
+}
+
+/// A register index must be known at compile time (a register array
+/// indexed at run time lives in local memory): the `for` loops whose
+/// variables index fragments are unrolled. False for a loop that cannot
+/// be (pipelined).
+bool unrollForRegisters(Operation &For) {
+  llvm::StringRef Kind = For.getStringAttr("kind").value_or("serial");
+  if (Kind == "unroll" || Kind == "vectorized")
+    return true;
+  if (Kind != "serial")
+    return false;
+  For.setAttr("kind", Attribute::string("unroll"));
+  return true;
 }
 
 class KernelInference {
@@ -254,20 +323,29 @@ private:
     for (const BufferAccess &A : collectAccesses(Loop)) {
       if (!isFragment(A.Buffer))
         continue;
-      auto Index = loopIndexExprs(Loop, A);
-      if (!Index) {
-        unsupported(*A.User, "fragment '" + A.Buffer->getNameHint().str() + "'",
-                    "inside a T.Parallel loop a fragment must be indexed by "
-                    "expressions of the loop variables");
-        return;
-      }
       auto Pos = fragmentVarPositions(Loop, A);
       AccessKind Kind =
           Pos ? classifyFragmentAccess(Loop, A, *Pos) : AccessKind::Other;
-      S.Frags.push_back(
-          {A, Kind, Pos.value_or(std::vector<int>{}), std::move(*Index)});
+      FragAccess FA{A, Kind, Pos.value_or(std::vector<int>{}), {}, {}, {}};
+      std::string Why;
+      if (!loopIndexExprs(Loop, FA, Why) || !unrollAll(FA.Fors, Why)) {
+        unsupported(*A.User, "fragment '" + name(A.Buffer) + "'", Why);
+        return;
+      }
+      S.Frags.push_back(std::move(FA));
     }
     Loops.push_back(std::move(S));
+  }
+
+  bool unrollAll(llvm::ArrayRef<Operation *> Fors, std::string &Why) {
+    for (Operation *For : Fors)
+      if (!unrollForRegisters(*For)) {
+        Why = "it is indexed by the variable of a pipelined loop, but a "
+              "register index must be known at compile time; copy the "
+              "row into a fragment of its own first";
+        return false;
+      }
+    return true;
   }
 
   //===--- Levels ---------------------------------------------------------===//
@@ -403,7 +481,8 @@ private:
       return deriveProjectedFragment(*L.Layout, keptVars(FA.Pos), Shape,
                                      Threads);
     case AccessKind::Other:
-      return deriveAccessFragment(*L.Layout, FA.Index, Shape);
+      return deriveAccessFragment(extendOnRegisters(*L.Layout, FA.Extra),
+                                  FA.Index, Shape);
     }
     return std::nullopt;
   }
@@ -416,7 +495,8 @@ private:
     case AccessKind::Broadcast:
       return holdsBroadcast(*L.Layout, Have, keptVars(FA.Pos));
     case AccessKind::Other:
-      return holdsAccess(*L.Layout, Have, FA.Index);
+      return holdsAccess(extendOnRegisters(*L.Layout, FA.Extra), Have,
+                         FA.Index);
     }
     return false;
   }
@@ -458,19 +538,32 @@ private:
     return false;
   }
 
-  /// The first loop without a layout gets the default fragment.
+  /// A loop that indexes a fragment with the variable of a `for` loop
+  /// needs all values of that variable on each of its threads, a stronger
+  /// demand on the fragment than any loop over the fragment's own shape
+  /// can meet by default; such loops pick first.
+  static bool runsForOnRegisters(const LoopState &L) {
+    return llvm::any_of(L.Frags,
+                        [](const FragAccess &FA) { return !FA.Extra.empty(); });
+  }
+
+  /// The first loop without a layout (one running a `for` variable on
+  /// registers first) gets the default fragment.
   bool pickDefault() {
-    for (LoopState &L : Loops) {
-      if (L.Layout)
-        continue;
-      auto Shape =
-          L.Op->getIntArrayAttr("extents").value_or(std::vector<int64_t>{});
-      std::set<std::string> Unused;
-      int64_t V = chooseVectorWidth(*L.Op, Unused);
-      setLoopLayout(L, layout::makeDefaultFragment(Shape, Threads, V), V);
-      return true;
-    }
+    for (bool ForsFirst : {true, false})
+      for (LoopState &L : Loops)
+        if (!L.Layout && (!ForsFirst || runsForOnRegisters(L)))
+          return pickDefault(L);
     return false;
+  }
+
+  bool pickDefault(LoopState &L) {
+    auto Shape =
+        L.Op->getIntArrayAttr("extents").value_or(std::vector<int64_t>{});
+    std::set<std::string> Unused;
+    int64_t V = chooseVectorWidth(*L.Op, Unused);
+    setLoopLayout(L, layout::makeDefaultFragment(Shape, Threads, V), V);
+    return true;
   }
 
   //===--- Helpers --------------------------------------------------------===//

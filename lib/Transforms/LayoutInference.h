@@ -2,9 +2,10 @@
 //
 // Expects: kernels after expand-tile-ops: data movement is in `parallel`
 //   loops; fragment buffers are accessed inside those loops with loop
-//   variables, or expressions of them, as indices (a size-1 dim may use
-//   the constant 0); `reduce`, `cumsum`, `gemm` and `annotate_layout` may
-//   remain.
+//   variables, or expressions of them and of the variables of
+//   constant-bound, non-pipelined `for` loops around or inside the loop,
+//   as indices (a size-1 dim may use the constant 0); `reduce`, `cumsum`,
+//   `gemm` and `annotate_layout` may remain.
 // Does (TileLang's inference, CUDA-core version; paper section 4.2): with T
 //   = the kernel's thread count (product of `threads`), gives every
 //   fragment a Fragment layout and every `parallel` loop a loop layout (a
@@ -21,10 +22,13 @@
 //     replicated layout; a fragment indexed by other expressions of the
 //     loop variables (`b[i, j // 2]`) gets the image of the loop layout
 //     (FragmentDerive.h), or is checked by enumeration when it has a
-//     layout; when nothing propagates, a fragment whose access has no
+//     layout; a `for` variable in an index counts as an extra loop
+//     dimension on registers (each thread runs all its values), and its
+//     loop is made `unroll` so register indices stay constants;
+//     when nothing propagates, a fragment whose access has no
 //     closed-form image is replicated on every thread (small fragments
-//     only), else the first loop without a layout gets
-//     makeDefaultFragment(extents, T, V).
+//     only), else the first loop without a layout (one with such a `for`
+//     variable first) gets makeDefaultFragment(extents, T, V).
 //   V is the widest of 16, 8, 4, 2, 1 elements (at most 16 bytes per
 //   access) such that every global/shared/local access in the loop is
 //   contiguous along the last loop variable with unit stride and starts at
