@@ -226,9 +226,13 @@ def call_site_defines(path: Path):
         if not isinstance(f, ast.FunctionDef):
             continue
         tensors = _tensor_params(f)
-        needed = [a.arg for a in f.args.args[:len(f.args.args) - len(f.args.defaults)]
-                  if a.arg not in tensors]
-        if not needed:
+        first_default = len(f.args.args) - len(f.args.defaults)
+        needed = [a.arg for a in f.args.args[:first_default] if a.arg not in tensors]
+        # `block_M=None` parameters that the kernel cannot do without are
+        # given at the call (`kernel.get_tir(block_M=128, ...)`).
+        unset = [a.arg for i, a in enumerate(f.args.args[first_default:])
+                 if _is_none(f.args.defaults[i])]
+        if not needed and not unset:
             continue
         for call in res._calls(f.name) + _compile_calls(tree, f.name):
             got = {}
@@ -241,7 +245,7 @@ def call_site_defines(path: Path):
                     got[name] = _define_text(res.eval(expr, res._env_of(call), res._func_of(call)))
                 except _Unresolved:
                     pass
-            if all(n in got for n in needed):
+            if all(n in got for n in needed) and (needed or any(n in got for n in unset)):
                 for k, v in got.items():
                     defines.setdefault(k, v)
                 break
@@ -259,10 +263,14 @@ def _tensor_params(f):
     return out
 
 
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def _compile_calls(tree, fname):
-    """`f.compile(...)` calls of an eager @tilelang.jit function."""
+    """`f.compile(...)`/`f.get_tir(...)` calls of a @tilelang.jit function."""
     return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Attribute) and n.func.attr == "compile"
+            and isinstance(n.func, ast.Attribute) and n.func.attr in ("compile", "get_tir")
             and isinstance(n.func.value, ast.Name) and n.func.value.id == fname]
 
 

@@ -605,8 +605,13 @@ bool Lexer::lexFStringField(const char *Stop, bool Raw, FStringPiece &Field) {
     return false;
   }
   if (Cur < Stop && *Cur == '=') {
+    // `{x = }` prints "x = " and the value: the text up to and including
+    // the '=' and the blanks after it is the debug label.
     Field.Debug = true;
     ++Cur;
+    while (Cur < Stop && (*Cur == ' ' || *Cur == '\t'))
+      ++Cur;
+    Field.DebugEnd = Cur;
   }
   if (Cur + 1 < Stop && *Cur == '!') {
     Field.Conversion = Cur[1];

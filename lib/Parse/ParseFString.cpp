@@ -63,9 +63,8 @@ bool Parser::convertFString(const std::vector<FStringPiece> &Pieces,
     if (P.Debug) {
       // `{x=}` prints the expression's text, '=', then repr(x) unless a
       // conversion or format spec says otherwise.
-      appendLiteral(
-          Parts,
-          llvm::StringRef(P.ExprBegin, P.ExprEnd - P.ExprBegin).str() + "=");
+      appendLiteral(Parts,
+                    llvm::StringRef(P.ExprBegin, P.DebugEnd - P.ExprBegin));
       if (!Part.Conversion && P.Spec.empty())
         Part.Conversion = 'r';
     }

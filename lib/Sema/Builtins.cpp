@@ -242,8 +242,7 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
 
 /// TileLang names tilec knows but does not implement yet.
 static bool isUnsupportedTileLangName(llvm::StringRef Name) {
-  static const char *const Names[] = {"sync_threads",
-                                      "sync_warp",
+  static const char *const Names[] = {"sync_warp",
                                       "sync_grid",
                                       "call_extern",
                                       "import_source",

@@ -631,11 +631,16 @@ static Value callDType(Interp &I, DType T, CallArgs &Args,
 }
 
 /// A call of host code: device queries answer with the target's figures,
-/// anything else stays a host-only value.
-static Value callOpaque(Interp &I, const OpaqueObj &O) {
+/// TVM's DataType(x) is the dtype x, anything else stays a host-only value.
+static Value callOpaque(Interp &I, const OpaqueObj &O, CallArgs &Args,
+                        llvm::SMRange CallRange) {
   llvm::StringRef Path = O.Path;
   if (Path.endswith("get_num_sms") && I.Opts.Tgt)
     return Value::integer(I.Opts.Tgt->NumSMs);
+  if (Path.endswith("DataType") && Args.Pos.size() == 1 && Args.Kw.empty()) {
+    auto T = I.dtypeOf(Args.Pos[0], Args.PosRanges[0], "DataType()");
+    return T ? Value::dtype(*T) : Value::poison();
+  }
   return Value::object(std::make_shared<OpaqueObj>(O.Path + "(...)"));
 }
 
@@ -653,7 +658,7 @@ Value Interp::call(const Value &Callee, CallArgs &Args, llvm::SMRange CallRange,
   if (Callee.isDType())
     return callDType(*this, Callee.getDType(), Args, CallRange);
   if (auto *O = Callee.getAs<OpaqueObj>())
-    return callOpaque(*this, *O);
+    return callOpaque(*this, *O, Args, CallRange);
   error(CalleeRange, diag::err_not_callable) << exprText(CalleeRange);
   return Value::poison();
 }

@@ -544,6 +544,42 @@ Value sema::tGetThreadBinding(Interp &I, BoundArgs &A) {
   return Value::runtime(I.B.createThreadId(*D));
 }
 
+/// `tx = T.thread_binding(0, threads, thread="threadIdx.x")`: the thread
+/// index of that dimension, offset by start.
+Value sema::tThreadBinding(Interp &I, BoundArgs &A) {
+  static const char *Names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  int Dim = -1;
+  for (int D = 0; D < 3; ++D)
+    if (A[2].isStr() && A[2].getStr() == Names[D])
+      Dim = D;
+  auto Start = I.constInt(A[0], A.range(0), "the start of T.thread_binding");
+  if (!Start)
+    return Value::poison();
+  if (Dim < 0) {
+    I.error(A.range(2), diag::err_feature_unsupported)
+        << "T.thread_binding to " + repr(A[2]) + " (only threadIdx.x/y/z)";
+    return Value::poison();
+  }
+  ir::Value *Tid = I.B.createThreadId(Dim);
+  if (*Start == 0)
+    return Value::runtime(Tid);
+  return Value::runtime(I.emitBinary(
+      ir::OpKind::Add, Tid, I.constant(Value::integer(*Start), DType::Int32)));
+}
+
+/// T.sync_threads(): a barrier of the whole block. Named barriers over a
+/// subset of the threads (barrier_id, arrive_count) need per-warp roles the
+/// pipeline does not model yet.
+Value sema::tSyncThreads(Interp &I, BoundArgs &A) {
+  if (!A[0].isNone() || !A[1].isNone()) {
+    I.error(A.CallRange, diag::err_feature_unsupported)
+        << "T.sync_threads with a named barrier (barrier_id, arrive_count)";
+    return Value::poison();
+  }
+  I.B.create(ir::OpKind::Barrier, {}, {}, {});
+  return Value::none();
+}
+
 //===----------------------------------------------------------------------===//
 // Loops
 //===----------------------------------------------------------------------===//

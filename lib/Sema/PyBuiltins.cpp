@@ -10,6 +10,7 @@
 #include "Builtins.h"
 #include "Interp.h"
 #include "tilec/IR/Value.h"
+#include "llvm/ADT/StringExtras.h"
 #include <cmath>
 #include <numeric>
 
@@ -526,6 +527,34 @@ static Value strMap(Interp &I, BoundArgs &A,
 
 Value sema::mStrip(Interp &I, BoundArgs &A) {
   return strMap(I, A, [](llvm::StringRef S) { return S.trim().str(); });
+}
+Value sema::mIsDigit(Interp &I, BoundArgs &A) {
+  if (!receiver(I, A, A.self().isStr()))
+    return Value::poison();
+  llvm::StringRef S = A.self().getStr();
+  return Value::boolean(
+      !S.empty() && llvm::all_of(S, [](char C) { return llvm::isDigit(C); }));
+}
+Value sema::mIsAlpha(Interp &I, BoundArgs &A) {
+  if (!receiver(I, A, A.self().isStr()))
+    return Value::poison();
+  llvm::StringRef S = A.self().getStr();
+  return Value::boolean(
+      !S.empty() && llvm::all_of(S, [](char C) { return llvm::isAlpha(C); }));
+}
+Value sema::mReplace(Interp &I, BoundArgs &A) {
+  if (!receiver(I, A, A.self().isStr()) || !A[0].isStr() || !A[1].isStr())
+    return Value::poison();
+  std::string Out;
+  llvm::StringRef S = A.self().getStr(), Old = A[0].getStr();
+  while (!Old.empty()) {
+    size_t At = S.find(Old);
+    if (At == llvm::StringRef::npos)
+      break;
+    Out += S.substr(0, At).str() + A[1].getStr();
+    S = S.substr(At + Old.size());
+  }
+  return Value::str(Out + S.str());
 }
 Value sema::mUpper(Interp &I, BoundArgs &A) {
   return strMap(I, A, [](llvm::StringRef S) { return S.upper(); });

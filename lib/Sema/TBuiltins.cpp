@@ -269,6 +269,11 @@ Value sema::tCast(Interp &I, BoundArgs &A) {
   return castValue(I, A[0], A.range(0), A[1], A.range(1));
 }
 
+/// TVM's spelling, T.Cast(dtype, value).
+Value sema::tCastTIR(Interp &I, BoundArgs &A) {
+  return castValue(I, A[1], A.range(1), A[0], A.range(0));
+}
+
 Value sema::mAsType(Interp &I, BoundArgs &A) {
   return castValue(I, A.self(), A.CallRange, A[0], A.range(0));
 }

@@ -54,6 +54,9 @@ std::optional<DType> tilec::parseTileLangDType(llvm::StringRef Name) {
                    .Cases("float", "fp32", DType::Float32)
                    .Cases("double", "fp64", DType::Float64)
                    .Case("bf16", DType::BFloat16)
+                   // tf32 values live in 32-bit floats; tensor-core gemms
+                   // on float32 operands run in tf32 already.
+                   .Case("tfloat32", DType::Float32)
                    .Case("int", DType::Int32)
                    .Case("uint", DType::UInt32)
                    .Cases("float8_e4m3fn", "e4m3_float8", DType::Float8E4M3)

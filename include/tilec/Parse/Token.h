@@ -150,6 +150,7 @@ struct FStringPiece {
   const char *ExprBegin = nullptr, *ExprEnd = nullptr;
   char Conversion = 0;            ///< 's', 'r', 'a' or 0.
   bool Debug = false;             ///< `{expr=}`: the text, '=', then the value.
+  const char *DebugEnd = nullptr; ///< End of the debug label (past '=').
   std::vector<FStringPiece> Spec; ///< The format spec's own pieces.
 };
 
