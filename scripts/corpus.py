@@ -232,7 +232,7 @@ def call_site_defines(path: Path):
         # given at the call (`kernel.get_tir(block_M=128, ...)`).
         unset = [a.arg for i, a in enumerate(f.args.args[first_default:])
                  if _is_none(f.args.defaults[i])]
-        if not needed and not unset:
+        if not needed and not unset and not _const_names(f):
             continue
         for call in res._calls(f.name) + _compile_calls(tree, f.name):
             got = {}
@@ -245,6 +245,7 @@ def call_site_defines(path: Path):
                     got[name] = _define_text(res.eval(expr, res._env_of(call), res._func_of(call)))
                 except _Unresolved:
                     pass
+            got.update(_const_dims(res, f, call, got))
             if all(n in got for n in needed) and (needed or any(n in got for n in unset)):
                 for k, v in got.items():
                     defines.setdefault(k, v)
@@ -260,6 +261,92 @@ def _tensor_params(f):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
                 and node.value is None:
             out.add(node.target.id)
+    return out
+
+
+_TENSOR_MAKERS = {"randn", "rand", "empty", "zeros", "ones", "randn_like", "full", "randint"}
+
+
+def _const_names(f):
+    """Names bound by `a, b = T.const("a, b")` in an eager kernel."""
+    out = []
+    for node in ast.walk(f):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Attribute) \
+                and node.value.func.attr == "const":
+            for t in node.targets:
+                out += [e.id for e in (t.elts if isinstance(t, ast.Tuple) else [t])
+                        if isinstance(e, ast.Name)]
+    return out
+
+
+def _tensor_annotations(f):
+    """param -> the shape expression of its T.Tensor annotation."""
+    out = {}
+    locals_ = {}
+    for node in ast.walk(f):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            locals_[node.targets[0].id] = node.value
+    anns = [(a.arg, a.annotation) for a in f.args.args if a.annotation is not None]
+    anns += [(n.target.id, n.annotation) for n in ast.walk(f)
+             if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+    for name, ann in anns:
+        shape = None
+        if isinstance(ann, ast.Call) and ann.args:
+            shape = ann.args[0]
+        elif isinstance(ann, ast.Subscript):
+            idx = ann.slice
+            shape = idx.elts[0] if isinstance(idx, ast.Tuple) and idx.elts else idx
+        if isinstance(shape, ast.Name) and shape.id in locals_:
+            shape = locals_[shape.id]
+        if isinstance(shape, (ast.List, ast.Tuple)):
+            out[name] = shape.elts
+    return out
+
+
+def _tensor_shape(res, expr, env, func):
+    """The shape a host tensor expression was created with, as constants."""
+    if isinstance(expr, ast.Name) and expr.id in env:
+        return _tensor_shape(res, env[expr.id], env, func)
+    if not isinstance(expr, ast.Call):
+        raise _Unresolved()
+    fn = expr.func
+    if isinstance(fn, ast.Attribute) and fn.attr not in _TENSOR_MAKERS:
+        return _tensor_shape(res, fn.value, env, func)  # .cuda(), .half(), ...
+    name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
+    if name not in _TENSOR_MAKERS:
+        raise _Unresolved()
+    args = expr.args
+    if name == "randint":
+        size = [kw.value for kw in expr.keywords if kw.arg == "size"] or args[2:3]
+        args = size
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        args = args[0].elts
+    return [res.eval(a, env, func) for a in args]
+
+
+def _const_dims(res, f, call, got):
+    """T.const names of an eager kernel, read off the tensors it is called with."""
+    consts = set(_const_names(f))
+    if not consts:
+        return {}
+    out = {}
+    shapes = _tensor_annotations(f)
+    params = [a.arg for a in f.args.args]
+    bound = dict(zip(params, call.args))
+    bound.update({kw.arg: kw.value for kw in call.keywords if kw.arg})
+    env, func = res._env_of(call), res._func_of(call)
+    for p, dims in shapes.items():
+        if p not in bound:
+            continue
+        try:
+            values = _tensor_shape(res, bound[p], env, func)
+        except (_Unresolved, IndexError):
+            continue
+        for d, v in zip(dims, values):
+            if isinstance(d, ast.Name) and d.id in consts and d.id not in got:
+                out[d.id] = _define_text(v)
     return out
 
 
