@@ -382,7 +382,7 @@ def check_file(args, rel, path, tmp):
     defines = call_site_defines(path)
     out = {"file": rel, "ir": False, "sm80": False, "sm90": False,
            "nvcc90": None, "nvcc80": None, "error": "", "defines": defines}
-    rc, text = run([args.tilec, str(path), *defines, "--emit=ir", "-o", f"{tmp}/{stem}.tir"])
+    rc, text = run([args.tilec, str(path), *defines, "--emit=ir", "--target=sm_90", "-o", f"{tmp}/{stem}.tir"])
     if rc != 0:
         out["error"] = "ir: " + first_error(text)
         return out

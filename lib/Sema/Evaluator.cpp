@@ -343,6 +343,11 @@ static Value valueAttribute(Interp &I, const Value &Base, llvm::StringRef Attr,
   }
   if (auto *F = Base.getAs<FunctionObj>(); F && Attr == "__name__")
     return Value::str(F->Name);
+  // `kernel.compile(...)`, `kernel.get_profiler()`: the JIT object's host
+  // API; a host-only value, an error only where a kernel uses it.
+  if (auto *F = Base.getAs<FunctionObj>(); F && !I.hasIR())
+    return Value::object(
+        std::make_shared<OpaqueObj>(F->Name + "." + Attr.str()));
   if (Base.isDType() && Attr == "bits")
     return Value::integer(bitWidth(Base.getDType()));
   if (Base.isDType() && Attr == "name")

@@ -76,13 +76,19 @@ void forEachBlock(const StmtList &Body,
   }
 }
 
-bool definesPrimFunc(const FunctionDefStmt *D) {
+/// A `@T.prim_func` defined in D's body, or in a helper defined there
+/// (`def kernel_func(block_M, ...)` returning the prim_func).
+bool definesPrimFunc(const FunctionDefStmt *D, unsigned Depth = 0) {
   bool Found = false;
   forEachBlock(D->Body, [&](const StmtList &Block) {
-    for (const StmtPtr &S : Block)
-      if (auto *F = llvm::dyn_cast<FunctionDefStmt>(S.get()))
-        for (const ExprPtr &Dec : F->Decorators)
-          Found |= decoratorName(Dec.get()) == "prim_func";
+    for (const StmtPtr &S : Block) {
+      auto *F = llvm::dyn_cast<FunctionDefStmt>(S.get());
+      if (!F)
+        continue;
+      for (const ExprPtr &Dec : F->Decorators)
+        Found |= decoratorName(Dec.get()) == "prim_func";
+      Found |= Depth < 4 && definesPrimFunc(F, Depth + 1);
+    }
   });
   return Found;
 }
