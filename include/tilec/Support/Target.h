@@ -47,11 +47,11 @@ struct Target {
   bool isHIP() const { return Kind == Backend::HIP; }
 };
 
-/// tilec's own bound on the elements of one fragment: 2^20, 16 times what
-/// the registers of a whole SM hold. Layout inference and thread binding
-/// check layouts by enumerating elements; a bound keeps that to well under
-/// a second.
-constexpr int64_t MaxFragmentElements = int64_t(1) << 20;
+/// tilec's own bound on the elements of one fragment: 2^18 (1 MiB of f32,
+/// 4 times what the registers of a whole SM hold). Layout inference and
+/// thread binding check layouts by enumerating elements; at this bound
+/// that takes about a second.
+constexpr int64_t MaxFragmentElements = int64_t(1) << 18;
 
 /// "sm_80", "sm_90", "gfx90a", "gfx940"; std::nullopt otherwise.
 std::optional<Target> parseTarget(llvm::StringRef Name);
