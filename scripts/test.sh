@@ -69,14 +69,14 @@ seed_corpus() {
   done < <(find "$@" -name "*$suffix" -type f)
 }
 
-# run_fuzzer NAME SUFFIX DICT [SOURCE...]: FUZZ_SECONDS of libFuzzer seeded
-# from the SOURCE directories (default: examples/ and test/), one test
-# result.
+# run_fuzzer NAME SUFFIX DICT TIMEOUT [SOURCE...]: FUZZ_SECONDS of libFuzzer
+# seeded from the SOURCE directories (default: examples/ and test/); an
+# input running over TIMEOUT seconds counts as a hang. One test result.
 # Leaks are not checked: the compiler runs once per process, and Sema's
 # interpreter keeps closures and their environments in shared_ptr cycles.
 run_fuzzer() {
-  local name=$1 suffix=$2 dict=$3 dir=$FUZZ_DIR/$1
-  shift 3
+  local name=$1 suffix=$2 dict=$3 timeout=$4 dir=$FUZZ_DIR/$1
+  shift 4
   [ $# -gt 0 ] || set -- "$TILEC_ROOT/examples" "$TILEC_ROOT/test"
   seed_corpus "$dir/seeds" "$suffix" "$@"
   mkdir -p "$dir/corpus" "$dir/artifacts"
@@ -84,7 +84,7 @@ run_fuzzer() {
   if ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 timeout $((FUZZ_SECONDS + 300)) \
     "$FUZZ_DIR/fuzz/$name" "$dir/corpus" "$dir/seeds" \
     -dict="$TILEC_ROOT/fuzz/$dict" -max_total_time="$FUZZ_SECONDS" \
-    -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+    -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$dir/artifacts/" >"$dir/fuzz.log" 2>&1; then
     grep -E '^(Done|stat::number_of_executed_units)' "$dir/fuzz.log" || true
     junit_case "$RESULTS/$name.xml" "$name"
@@ -109,10 +109,12 @@ run_fuzzers() {
     junit_case "$RESULTS/fuzz-build.xml" fuzz-build "build failed"
     return
   fi
-  run_fuzzer tilec_fuzz .tile tile.dict
-  run_fuzzer tilec_ir_fuzz .tir tir.dict
-  # Seeded with the examples only: its mutator edits working programs.
-  run_fuzzer tilec_pipeline_fuzz .tile tile.dict "$TILEC_ROOT/examples"
+  run_fuzzer tilec_fuzz .tile tile.dict 5
+  run_fuzzer tilec_ir_fuzz .tir tir.dict 5
+  # Seeded with the examples only: its mutator edits working programs. An
+  # input compiles twice (sm_80, sm_90) through every pass; under the
+  # sanitizers dequant_gemm.tile alone takes about 6 s (0.7 s in Release).
+  run_fuzzer tilec_pipeline_fuzz .tile tile.dict 30 "$TILEC_ROOT/examples"
 }
 
 # check_example NVCC EXAMPLE TARGET NVCC_FLAGS...: tilec --emit=cuda for
