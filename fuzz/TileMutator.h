@@ -89,9 +89,9 @@ inline bool mutateInteger(std::string &Text, Rng &R) {
 /// The dtype spellings tile programs use, as string literals.
 inline const std::vector<std::string> &dtypeNames() {
   static const std::vector<std::string> Names = {
-      "\"float16\"", "\"bfloat16\"",      "\"float32\"", "\"float64\"",
-      "\"int8\"",    "\"uint8\"",         "\"int32\"",   "\"int64\"",
-      "\"bool\"",    "\"float8_e4m3\"",   "\"int4\"",    "\"float8_e5m2\""};
+      "\"float16\"", "\"bfloat16\"",    "\"float32\"", "\"float64\"",
+      "\"int8\"",    "\"uint8\"",       "\"int32\"",   "\"int64\"",
+      "\"bool\"",    "\"float8_e4m3\"", "\"int4\"",    "\"float8_e5m2\""};
   return Names;
 }
 

@@ -105,8 +105,8 @@ private:
   Expr binaryViaFloat(const ir::Operation &Op);
   Expr integerOrFloatBinary(const ir::Operation &Op, const Expr &A,
                             const Expr &B, DType T);
-  std::optional<Expr> wideIntegerBinary(const ir::Operation &Op,
-                                        const Expr &A, const Expr &B);
+  std::optional<Expr> wideIntegerBinary(const ir::Operation &Op, const Expr &A,
+                                        const Expr &B);
   Expr unary(const ir::Operation &Op);
   Expr compare(const ir::Operation &Op);
   Expr select(const ir::Operation &Op);

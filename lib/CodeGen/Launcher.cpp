@@ -7,8 +7,8 @@
 #include "KernelEmitter.h"
 #include "NameTable.h"
 #include "tilec/IR/ConstantMatch.h"
-#include <map>
 #include <fmt/format.h>
+#include <map>
 
 using namespace tilec;
 using namespace tilec::codegen;
@@ -167,8 +167,7 @@ void LauncherEmitter::emitGridChecks(const KernelPlan &K) {
     if (Name.empty()) {
       Name = Names.get(std::string("grid_") + Axis[D]);
       W.line(fmt::format("const int64_t {} = {};", Name, Grid[D]));
-      Conditions.push_back(
-          fmt::format("{0} < 1 || {0} > {1}", Name, Limit[D]));
+      Conditions.push_back(fmt::format("{0} < 1 || {0} > {1}", Name, Limit[D]));
     }
     Grid[D] = Name;
   }

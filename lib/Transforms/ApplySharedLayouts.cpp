@@ -1,7 +1,6 @@
 //===- ApplySharedLayouts.cpp - Swizzled shared-memory buffers ------------===//
 
 #include "ApplySharedLayouts.h"
-#include <map>
 #include "IndexExprToIR.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/Layout/LayoutParser.h"
@@ -9,6 +8,7 @@
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
+#include <map>
 
 using namespace tilec;
 using namespace tilec::ir;

@@ -139,8 +139,8 @@ private:
     if (T.getScope() != Scope::Fragment)
       return 0;
     std::string Error;
-    auto L = layout::parseFragment(
-        Alloc.getStringAttr("layout").value_or(""), Error);
+    auto L = layout::parseFragment(Alloc.getStringAttr("layout").value_or(""),
+                                   Error);
     return L ? (L->getRegisterCount() * Bits + 7) / 8 : 0;
   }
 };
