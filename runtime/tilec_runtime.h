@@ -32,7 +32,8 @@ typedef enum tilecStatus {
   TILEC_ERROR_LAUNCH_FAILED = 2,
   TILEC_ERROR_UNSUPPORTED = 3,
   TILEC_ERROR_OUT_OF_MEMORY = 4,
-  TILEC_ERROR_SHAPE_MISMATCH = 5
+  TILEC_ERROR_SHAPE_MISMATCH = 5,
+  TILEC_ERROR_INVALID_GRID = 6
 } tilecStatus;
 
 static inline const char *tilecGetErrorString(int Status) {
@@ -49,6 +50,8 @@ static inline const char *tilecGetErrorString(int Status) {
     return "out of memory";
   case TILEC_ERROR_SHAPE_MISMATCH:
     return "argument shape does not match the kernel";
+  case TILEC_ERROR_INVALID_GRID:
+    return "grid extent computed from the arguments is out of range";
   }
   return "unknown tilec error";
 }

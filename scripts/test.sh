@@ -11,7 +11,8 @@
 #                  only where nvcc is installed)
 #   3. fuzzers:    build-fuzz/ (clang, ASan+UBSan), FUZZ_SECONDS of libFuzzer
 #                  each on the .tile front end and on the IR parser, seeded
-#                  from examples/ and test/
+#                  from examples/ and test/, and on the whole compiler
+#                  (tilec_pipeline_fuzz), seeded from examples/
 #   4. nvcc:       when NVCC_CHECKS=1 and nvcc exists, every example compiled
 #                  with --emit=cuda and then with nvcc -c
 # Environment: BUILD_DIR, JOBS, FUZZ_SECONDS (default 60 per fuzzer, 0 skips
@@ -57,28 +58,33 @@ run_lit_tests() {
   [ -f "$RESULTS/lit.xml" ] || junit_case "$RESULTS/lit.xml" lit "lit did not run"
 }
 
-# seed_corpus DIR SUFFIX: every *SUFFIX file of examples/ and test/,
-# flattened into DIR.
+# seed_corpus DIR SUFFIX SOURCE...: every *SUFFIX file under the SOURCE
+# directories, flattened into DIR.
 seed_corpus() {
   local seeds=$1 suffix=$2 file
+  shift 2
   rm -rf "$seeds" && mkdir -p "$seeds"
   while IFS= read -r file; do
     cp "$file" "$seeds/$(echo "${file#"$TILEC_ROOT"/}" | tr / _)"
-  done < <(find "$TILEC_ROOT/examples" "$TILEC_ROOT/test" -name "*$suffix" -type f)
+  done < <(find "$@" -name "*$suffix" -type f)
 }
 
-# run_fuzzer NAME SUFFIX DICT: FUZZ_SECONDS of libFuzzer, one test result.
+# run_fuzzer NAME SUFFIX DICT TIMEOUT [SOURCE...]: FUZZ_SECONDS of libFuzzer
+# seeded from the SOURCE directories (default: examples/ and test/); an
+# input running over TIMEOUT seconds counts as a hang. One test result.
 # Leaks are not checked: the compiler runs once per process, and Sema's
 # interpreter keeps closures and their environments in shared_ptr cycles.
 run_fuzzer() {
-  local name=$1 dir=$FUZZ_DIR/$1
-  seed_corpus "$dir/seeds" "$2"
+  local name=$1 suffix=$2 dict=$3 timeout=$4 dir=$FUZZ_DIR/$1
+  shift 4
+  [ $# -gt 0 ] || set -- "$TILEC_ROOT/examples" "$TILEC_ROOT/test"
+  seed_corpus "$dir/seeds" "$suffix" "$@"
   mkdir -p "$dir/corpus" "$dir/artifacts"
   log "fuzzer $name: running for ${FUZZ_SECONDS}s (log: $dir/fuzz.log)"
   if ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 timeout $((FUZZ_SECONDS + 300)) \
     "$FUZZ_DIR/fuzz/$name" "$dir/corpus" "$dir/seeds" \
-    -dict="$TILEC_ROOT/fuzz/$3" -max_total_time="$FUZZ_SECONDS" \
-    -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+    -dict="$TILEC_ROOT/fuzz/$dict" -max_total_time="$FUZZ_SECONDS" \
+    -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$dir/artifacts/" >"$dir/fuzz.log" 2>&1; then
     grep -E '^(Done|stat::number_of_executed_units)' "$dir/fuzz.log" || true
     junit_case "$RESULTS/$name.xml" "$name"
@@ -98,12 +104,17 @@ run_fuzzers() {
   CC=clang-14 CXX=clang++-14 cmake -S "$TILEC_ROOT" -B "$FUZZ_DIR" -G Ninja \
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-O1 -fno-omit-frame-pointer" \
     -DTILEC_ENABLE_FUZZER=ON -DTILEC_ENABLE_TESTS=OFF >/dev/null
-  if ! cmake --build "$FUZZ_DIR" --target tilec_fuzz tilec_ir_fuzz -j "$JOBS"; then
+  if ! cmake --build "$FUZZ_DIR" --target tilec_fuzz tilec_ir_fuzz \
+    tilec_pipeline_fuzz -j "$JOBS"; then
     junit_case "$RESULTS/fuzz-build.xml" fuzz-build "build failed"
     return
   fi
-  run_fuzzer tilec_fuzz .tile tile.dict
-  run_fuzzer tilec_ir_fuzz .tir tir.dict
+  run_fuzzer tilec_fuzz .tile tile.dict 5
+  run_fuzzer tilec_ir_fuzz .tir tir.dict 5
+  # Seeded with the examples only: its mutator edits working programs. An
+  # input compiles twice (sm_80, sm_90) through every pass; under the
+  # sanitizers dequant_gemm.tile alone takes about 6 s (0.7 s in Release).
+  run_fuzzer tilec_pipeline_fuzz .tile tile.dict 30 "$TILEC_ROOT/examples"
 }
 
 # check_example NVCC EXAMPLE TARGET NVCC_FLAGS...: tilec --emit=cuda for

@@ -199,6 +199,11 @@ std::string ExprEmitter::typeName(DType T, const Operation &Ctx) {
   return Name;
 }
 
+std::string ExprEmitter::valueTypeName(DType T, const Operation &Ctx) {
+  std::string Name = typeName(T, Ctx);
+  return WideIntegers && T == DType::Int32 ? "int64_t" : Name;
+}
+
 Expr ExprEmitter::get(const Value *V) {
   auto It = Bound.find(V);
   if (It != Bound.end())

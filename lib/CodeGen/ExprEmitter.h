@@ -23,6 +23,7 @@
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include <optional>
 #include <set>
 #include <string>
 
@@ -77,6 +78,14 @@ public:
   Expr element(const ir::Operation &Ctx, llvm::ArrayRef<ir::Value *> Group);
   /// The C type of \p T; reports and returns "int" when there is none.
   std::string typeName(DType T, const ir::Operation &Ctx);
+  /// The C type of a scalar value of dtype \p T: typeName, except that
+  /// i32 is int64_t under setWideIntegers.
+  std::string valueTypeName(DType T, const ir::Operation &Ctx);
+  /// Host code: i32 arithmetic is done in int64_t, so that a value that
+  /// overflows 32 bits (a grid extent computed from large arguments) is
+  /// seen, and rejected by the launcher, instead of wrapping into range.
+  /// Callers bind the i32 arguments to int64_t expressions.
+  void setWideIntegers(bool On) { WideIntegers = On; }
   /// Expression of symbolic dim \p Name (for the strides of buffers).
   void bindSymbol(llvm::StringRef Name, Expr E) { Symbols[Name] = E; }
 
@@ -96,6 +105,8 @@ private:
   Expr binaryViaFloat(const ir::Operation &Op);
   Expr integerOrFloatBinary(const ir::Operation &Op, const Expr &A,
                             const Expr &B, DType T);
+  std::optional<Expr> wideIntegerBinary(const ir::Operation &Op, const Expr &A,
+                                        const Expr &B);
   Expr unary(const ir::Operation &Op);
   Expr compare(const ir::Operation &Op);
   Expr select(const ir::Operation &Op);
@@ -108,6 +119,7 @@ private:
 
   DiagnosticEngine &Diags;
   bool Device;
+  bool WideIntegers = false;
   std::set<DType> &UsedTypes;
   bool Failed = false;
   llvm::DenseMap<const ir::Value *, Expr> Bound;

@@ -67,6 +67,9 @@ Expr ExprEmitter::binaryViaFloat(const Operation &Op) {
 Expr ExprEmitter::integerOrFloatBinary(const Operation &Op, const Expr &A,
                                        const Expr &B, DType T) {
   bool Float = isFloat(T), Bool = T == DType::Bool;
+  if (WideIntegers && T == DType::Int32)
+    if (std::optional<Expr> E = wideIntegerBinary(Op, A, B))
+      return *E;
   bool Plain = !Float && isNonNegative(Op.getOperand(0)) &&
                isNonNegative(Op.getOperand(1));
   switch (Op.getKind()) {
@@ -104,6 +107,43 @@ Expr ExprEmitter::integerOrFloatBinary(const Operation &Op, const Expr &A,
     return infix(A, ">>", B, PrecShift);
   default:
     llvm_unreachable("not a binary op");
+  }
+}
+
+/// The i32 ops whose plain C form would not compute in int64_t when one
+/// operand is an int literal: the templates of tilec_runtime.h would see
+/// two types, min/max have no mixed overload, `1 << n` shifts an int.
+std::optional<Expr> ExprEmitter::wideIntegerBinary(const Operation &Op,
+                                                   const Expr &A,
+                                                   const Expr &B) {
+  bool Plain =
+      isNonNegative(Op.getOperand(0)) && isNonNegative(Op.getOperand(1));
+  switch (Op.getKind()) {
+  case OpKind::FloorDiv:
+    if (Plain)
+      return std::nullopt;
+    return call("tilec::floordiv<int64_t>", {A, B});
+  case OpKind::FloorMod:
+    if (Plain)
+      return std::nullopt;
+    return call("tilec::floormod<int64_t>", {A, B});
+  case OpKind::Pow:
+    return call("tilec::ipow<int64_t>", {A, B});
+  case OpKind::Min:
+  case OpKind::Max: {
+    const char *Cmp = Op.is(OpKind::Min) ? " < " : " > ";
+    return Expr{operand(A, PrecRelational + 1) + Cmp +
+                    operand(B, PrecRelational + 1) + " ? " +
+                    operand(A, PrecLOr) + " : " + operand(B, PrecLOr),
+                PrecTernary};
+  }
+  case OpKind::Shl:
+    if (llvm::StringRef(A.Text).startswith("(int64_t)"))
+      return std::nullopt;
+    return infix({"(int64_t)" + operand(A, PrecUnary), PrecUnary}, "<<", B,
+                 PrecShift);
+  default:
+    return std::nullopt;
   }
 }
 
@@ -160,7 +200,8 @@ Expr ExprEmitter::cast(Expr E, DType From, DType To, const Operation &Ctx) {
     return fromFloat(toFloat(E, From), To, Ctx);
   if (To == DType::Bool)
     return {operand(E, PrecEquality) + " != 0", PrecEquality};
-  return {"(" + typeName(To, Ctx) + ")" + operand(E, PrecUnary), PrecUnary};
+  return {"(" + valueTypeName(To, Ctx) + ")" + operand(E, PrecUnary),
+          PrecUnary};
 }
 
 /// Float math calls the libm-style CUDA function (expf, exp2f, rsqrtf...;
@@ -176,7 +217,7 @@ Expr ExprEmitter::math(const Operation &Op) {
   for (Value *V : Op.getOperands())
     Args.push_back(isFloat(T) && !Double ? toFloat(get(V), T) : get(V));
   if (!isFloat(T))
-    return call(T == DType::Int64 ? "llabs" : "abs", Args);
+    return call(T == DType::Int64 || WideIntegers ? "llabs" : "abs", Args);
   const char *Suffix = Double ? "" : "f";
   std::string One = Double ? "1.0" : "1.0f";
   Expr R;

@@ -2,6 +2,7 @@
 
 #include "KernelPlan.h"
 #include "NameTable.h"
+#include "tilec/IR/ConstantMatch.h"
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -231,11 +232,47 @@ void planShared(KernelPlan &K) {
   K.SharedBytes = alignUp(K.SharedBytes, 16);
 }
 
+/// Launch configurations CUDA would reject. Sema reports them at the
+/// T.Kernel line; this catches IR input and grids that became constant in
+/// the passes. Symbolic grid extents are checked by the launcher.
+bool checkLaunchLimits(const KernelPlan &K, const Target &Tgt,
+                       DiagnosticEngine &Diags) {
+  // Each dim is at most 1024 below, so the product cannot overflow.
+  for (size_t D = 0; D != 3; ++D)
+    if (K.Threads[D] > Tgt.MaxBlockDims[D]) {
+      Diags.report(K.Op->getLoc(), diag::err_launch_limit)
+          << "threads in dimension " + std::to_string(D) << K.Threads[D]
+          << Tgt.MaxBlockDims[D];
+      return false;
+    }
+  if (K.numThreads() > Tgt.MaxThreadsPerBlock) {
+    Diags.report(K.Op->getLoc(), diag::err_too_many_threads)
+        << K.numThreads() << Tgt.MaxThreadsPerBlock;
+    return false;
+  }
+  bool Ok = true;
+  for (unsigned D = 0; D != K.Op->getNumOperands(); ++D) {
+    std::optional<int64_t> N = matchConstantInt(K.Op->getOperand(D));
+    std::string What = "grid extent " + std::to_string(D);
+    if (N && *N <= 0) {
+      Diags.report(K.Op->getLoc(), diag::err_non_positive_extent) << What << *N;
+      Ok = false;
+    } else if (N && *N > Tgt.MaxGridDims[D]) {
+      Diags.report(K.Op->getLoc(), diag::err_launch_limit)
+          << What << *N << Tgt.MaxGridDims[D];
+      Ok = false;
+    }
+  }
+  return Ok;
+}
+
 bool planKernel(const FuncPlan &Plan, KernelPlan &K, const Target &Tgt,
                 DiagnosticEngine &Diags) {
   std::vector<int64_t> Threads = *K.Op->getIntArrayAttr("threads");
   for (size_t I = 0; I != Threads.size(); ++I)
     K.Threads[I] = Threads[I];
+  if (!checkLaunchLimits(K, Tgt, Diags))
+    return false;
   planCaptures(Plan, K);
   planShared(K);
   if (K.SharedBytes <= Tgt.MaxSharedMemoryBytes)

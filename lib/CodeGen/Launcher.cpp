@@ -6,7 +6,9 @@
 #include "Inlining.h"
 #include "KernelEmitter.h"
 #include "NameTable.h"
+#include "tilec/IR/ConstantMatch.h"
 #include <fmt/format.h>
+#include <map>
 
 using namespace tilec;
 using namespace tilec::codegen;
@@ -25,12 +27,16 @@ std::string hostScalarType(DType T) {
   return cTypeOf(T);
 }
 
-/// The kernel-side value of a scalar launcher argument.
+/// The host-side value of a scalar launcher argument. Host integer
+/// arithmetic is done in int64_t (ExprEmitter::setWideIntegers), so
+/// symbols stay int64_t and int32 scalars are widened.
 Expr hostArgValue(const LauncherArg &A, ExprEmitter &E, const Operation &Ctx) {
   Expr Name = {A.Name, PrecPostfix};
   if (A.K == LauncherArg::Kind::Symbol)
-    return {"(int)" + A.Name, PrecUnary};
+    return Name;
   DType T = A.V->getType().getDType();
+  if (T == DType::Int32)
+    return {"(int64_t)" + A.Name, PrecUnary};
   if (T == DType::Bool)
     return {A.Name + " != 0", PrecEquality};
   if (isNarrowFloat(T))
@@ -45,7 +51,9 @@ public:
   LauncherEmitter(const FuncPlan &Plan, DiagnosticEngine &Diags,
                   std::set<DType> &UsedTypes, CodeWriter &W)
       : Plan(Plan), W(W), E(Diags, /*Device=*/false, UsedTypes),
-        Args(launcherArgs(Plan)) {}
+        Args(launcherArgs(Plan)) {
+    E.setWideIntegers(true);
+  }
 
   bool run() {
     Inline.run(Plan.Func->getBody(), /*SkipKernels=*/true);
@@ -54,8 +62,15 @@ public:
     Names.reserve("stream");
     W.open("extern \"C\" " + launcherPrototype(Plan));
     emitChecks();
+    // Host values are pure scalar ops: computing all of them first lets
+    // every grid be checked before the first kernel is launched.
     for (const Operation &Op : Plan.Func->getBody())
-      Op.is(OpKind::Kernel) ? emitLaunch(kernelOf(Op)) : emitHostValue(Op);
+      if (!Op.is(OpKind::Kernel))
+        emitHostValue(Op);
+    for (const KernelPlan &K : Plan.Kernels)
+      emitGridChecks(K);
+    for (const KernelPlan &K : Plan.Kernels)
+      emitLaunch(K);
     W.line("return TILEC_SUCCESS;");
     W.close();
     return !E.failed();
@@ -64,12 +79,9 @@ public:
 private:
   void emitChecks();
   void emitHostValue(const Operation &Op);
+  void emitGridChecks(const KernelPlan &K);
   void emitLaunch(const KernelPlan &K);
   void emitSharedMemoryLimit(const KernelPlan &K);
-  const KernelPlan &kernelOf(const Operation &Op) {
-    return *llvm::find_if(Plan.Kernels,
-                          [&](const KernelPlan &K) { return K.Op == &Op; });
-  }
 
   const FuncPlan &Plan;
   CodeWriter &W;
@@ -77,6 +89,10 @@ private:
   std::vector<LauncherArg> Args;
   NameTable Names;
   Inlining Inline;
+  /// The dim3 arguments of each kernel's launch.
+  std::map<const Operation *, std::vector<std::string>> Grids;
+  /// The checked variable of a grid extent, per value and limit.
+  std::map<std::pair<const Value *, std::string>, std::string> Checked;
 };
 
 void LauncherEmitter::emitChecks() {
@@ -110,7 +126,8 @@ void LauncherEmitter::emitHostValue(const Operation &Op) {
     return E.bind(V, Init);
   std::string Name = Names.get(V->getNameHint());
   W.line(fmt::format("const {} {} = {};",
-                     E.typeName(V->getType().getDType(), Op), Name, Init.Text));
+                     E.valueTypeName(V->getType().getDType(), Op), Name,
+                     Init.Text));
   E.bind(V, {Name, PrecPostfix});
 }
 
@@ -131,10 +148,37 @@ void LauncherEmitter::emitSharedMemoryLimit(const KernelPlan &K) {
   W.close();
 }
 
+/// A grid extent computed from the arguments (in int64_t) is checked
+/// against CUDA's limits, so that dim3 never receives a truncated, zero
+/// or negative extent. Constant extents were checked at compile time.
+void LauncherEmitter::emitGridChecks(const KernelPlan &K) {
+  static const char *const Axis[] = {"x", "y", "z"};
+  static const char *const Limit[] = {"INT32_MAX", "65535", "65535"};
+  std::vector<std::string> &Grid = Grids[K.Op];
+  std::vector<std::string> Conditions;
+  Grid.assign(3, "1");
+  for (unsigned D = 0; D != K.Op->getNumOperands(); ++D) {
+    const Value *V = K.Op->getOperand(D);
+    Grid[D] = E.get(V).Text;
+    if (matchConstantInt(V))
+      continue;
+    // y and z share a limit; a value checked against it once is fine.
+    std::string &Name = Checked[{V, D == 0 ? Limit[0] : Limit[1]}];
+    if (Name.empty()) {
+      Name = Names.get(std::string("grid_") + Axis[D]);
+      W.line(fmt::format("const int64_t {} = {};", Name, Grid[D]));
+      Conditions.push_back(fmt::format("{0} < 1 || {0} > {1}", Name, Limit[D]));
+    }
+    Grid[D] = Name;
+  }
+  if (!Conditions.empty())
+    W.line(fmt::format("if ({}) return TILEC_ERROR_INVALID_GRID;",
+                       fmt::join(Conditions, " || ")));
+}
+
 void LauncherEmitter::emitLaunch(const KernelPlan &K) {
-  std::vector<std::string> Grid(3, "1"), Params;
-  for (unsigned I = 0; I != K.Op->getNumOperands(); ++I)
-    Grid[I] = E.get(K.Op->getOperand(I)).Text;
+  const std::vector<std::string> &Grid = Grids[K.Op];
+  std::vector<std::string> Params;
   for (const Value *V : K.Captures) {
     Expr Arg = E.get(V);
     if (V->getType().isBuffer())

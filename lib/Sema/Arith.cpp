@@ -305,6 +305,12 @@ ir::Value *Interp::toIndex(const Value &V, llvm::SMRange R) {
                                       << "an integer" << typeName(V);
     return nullptr;
   }
+  // The cast to i32 below would wrap it (a loop of 1 << 32 iterations
+  // would run none).
+  if (V.isIntLike() && V.getInt() != int32_t(V.getInt())) {
+    error(R, diag::err_index_overflow) << V.getInt();
+    return nullptr;
+  }
   ir::Value *RV = toRuntime(V, R);
   if (!RV)
     return nullptr;

@@ -16,6 +16,7 @@
 #include "Builtins.h"
 #include "Interp.h"
 #include "tilec/IR/Value.h"
+#include "tilec/Support/Target.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace tilec;
@@ -69,11 +70,73 @@ Value sema::tConst(Interp &I, BoundArgs &A) {
   return Value::tuple(std::move(Out));
 }
 
+/// The target whose launch limits Sema checks (sm_80 when none is given).
+static const Target &targetOf(Interp &I) {
+  static const Target Default = defaultTarget();
+  return I.Opts.Tgt ? *I.Opts.Tgt : Default;
+}
+
+/// Static dims must fit the 32-bit index arithmetic of the kernels.
+static bool checkIndexableDims(Interp &I, llvm::ArrayRef<ir::Dim> Dims,
+                               llvm::SMRange R, llvm::StringRef What) {
+  for (size_t D = 0; D != Dims.size(); ++D) {
+    if (Dims[D].isSymbolic() || Dims[D].getValue() <= INT32_MAX)
+      continue;
+    I.error(R, diag::err_dim_too_large)
+        << D << What.str() << Dims[D].getValue() << int64_t(INT32_MAX);
+    return false;
+  }
+  return true;
+}
+
+/// Elements of the static shape \p T, saturated at 2^56 (a product of
+/// dims up to 2^31 each may overflow int64).
+static int64_t saturatedElements(const ir::Type &T) {
+  const int64_t Cap = int64_t(1) << 56;
+  int64_t N = 1;
+  for (const ir::Dim &D : T.getDims())
+    N = D.getValue() > Cap / N ? Cap : N * D.getValue();
+  return N;
+}
+
+/// Fragments and local arrays live in each thread's registers or local
+/// memory. One that cannot fit there is reported at its allocation, before
+/// layout inference enumerates its elements (which, for absurd sizes,
+/// would not finish): a fragment is spread over the block's threads, so it
+/// needs at least its size / threads per thread.
+static bool checkPerThreadSize(Interp &I, ir::Scope Scope, const ir::Type &T,
+                               llvm::SMRange R, llvm::StringRef What) {
+  if (Scope != ir::Scope::Fragment && Scope != ir::Scope::Local)
+    return true;
+  int64_t Threads = 1;
+  if (Scope == ir::Scope::Fragment && I.CurFunc && I.CurFunc->Kernel)
+    for (int64_t N : I.CurFunc->Kernel->getIntArrayAttr("threads").value_or(
+             std::vector<int64_t>{1}))
+      Threads *= N;
+  int64_t Elements = saturatedElements(T);
+  int64_t Bits = T.getDType() == DType::Bool ? 8 : bitWidth(T.getDType());
+  int64_t Bytes = (Elements * Bits + 7) / 8;
+  int64_t PerThread = (Bytes + Threads - 1) / Threads;
+  const Target &Tgt = targetOf(I);
+  if (PerThread > Tgt.MaxLocalBytesPerThread) {
+    I.error(R, diag::err_thread_memory_limit)
+        << ir::scopeName(Scope).str() << What.str() << PerThread
+        << Tgt.MaxLocalBytesPerThread;
+    return false;
+  }
+  if (Scope == ir::Scope::Fragment && Elements > MaxFragmentElements) {
+    I.error(R, diag::err_fragment_too_large)
+        << What.str() << Elements << MaxFragmentElements;
+    return false;
+  }
+  return true;
+}
+
 Value sema::tTensor(Interp &I, BoundArgs &A) {
   auto Dims = I.shapeOf(A[0], A.range(0), "the tensor", /*AllowSymbols=*/true,
                         "global");
   auto T = I.dtypeOf(A[1], A.range(1), "dtype");
-  if (!Dims || !T)
+  if (!Dims || !T || !checkIndexableDims(I, *Dims, A.range(0), "the tensor"))
     return Value::poison();
   auto TT = std::make_shared<TensorTypeObj>();
   TT->Dims = std::move(*Dims);
@@ -255,7 +318,7 @@ Value sema::tEmpty(Interp &I, BoundArgs &A) {
   }
   auto Dims = I.shapeOf(A[0], A.range(0), "the output", true, "global");
   auto T = I.dtypeOf(A[1], A.range(1), "dtype");
-  if (!Dims || !T)
+  if (!Dims || !T || !checkIndexableDims(I, *Dims, A.range(0), "the output"))
     return Value::poison();
   auto Buf = std::make_shared<BufferObj>();
   Buf->Name = I.PendingName.empty()
@@ -341,10 +404,19 @@ static std::optional<std::vector<int64_t>> threadsOf(Interp &I, const Value &V,
     Out.push_back(Item.getInt());
     Total = std::min<int64_t>(Total * Item.getInt(), int64_t(1) << 40);
   }
-  if (Total > 1024) {
-    I.error(R, diag::err_too_many_threads) << Total;
+  const Target &Tgt = targetOf(I);
+  if (Total > Tgt.MaxThreadsPerBlock) {
+    I.error(R, diag::err_too_many_threads) << Total << Tgt.MaxThreadsPerBlock;
     return std::nullopt;
   }
+  // Within the total, only z has a smaller limit (64), but check each dim.
+  for (size_t D = 0; D != Out.size(); ++D)
+    if (Out[D] > Tgt.MaxBlockDims[D]) {
+      I.error(R, diag::err_launch_limit)
+          << "threads in dimension " + std::to_string(D) << Out[D]
+          << Tgt.MaxBlockDims[D];
+      return std::nullopt;
+    }
   Out.resize(3, 1);
   return Out;
 }
@@ -361,6 +433,13 @@ Value sema::tKernel(Interp &I, BoundArgs &A) {
     if (G.isIntLike() && G.getInt() <= 0) {
       I.error(A.RestRanges[K], diag::err_non_positive_extent)
           << "grid extent " + std::to_string(K) << G.getInt();
+      return Value::poison();
+    }
+    // A larger extent would be truncated by dim3 (or rejected at launch).
+    if (G.isIntLike() && G.getInt() > targetOf(I).MaxGridDims[K]) {
+      I.error(A.RestRanges[K], diag::err_launch_limit)
+          << "grid extent " + std::to_string(K) << G.getInt()
+          << targetOf(I).MaxGridDims[K];
       return Value::poison();
     }
     Spec->Grid.push_back(G);
@@ -500,10 +579,13 @@ static Value allocTile(Interp &I, BoundArgs &A) {
     I.error(A.range(2), diag::err_bad_scope) << A[2].getStr();
     return Value::poison();
   }
-  auto Dims = I.shapeOf(A[0], A.range(0), pendingBufferName(I),
+  std::string What = pendingBufferName(I);
+  auto Dims = I.shapeOf(A[0], A.range(0), What,
                         /*AllowSymbols=*/false, ir::scopeName(*Scope));
   auto T = I.dtypeOf(A[1], A.range(1), "dtype");
-  if (!Dims || !T)
+  if (!Dims || !T || !checkIndexableDims(I, *Dims, A.range(0), What) ||
+      !checkPerThreadSize(I, *Scope, ir::Type::buffer(*Scope, *Dims, *T),
+                          A.CallRange, What))
     return Value::poison();
   return allocBuffer(I, *Scope, *Dims, *T, A.CallRange);
 }
@@ -661,6 +743,15 @@ Value sema::tParallel(Interp &I, BoundArgs &A) {
       return Value::poison();
     }
     L->Extents.push_back(*N);
+  }
+  // Thread binding numbers the iterations with one 32-bit index.
+  int64_t Total = 1;
+  for (int64_t N : L->Extents)
+    Total = N > (int64_t(1) << 56) / Total ? int64_t(1) << 56 : Total * N;
+  if (Total > INT32_MAX) {
+    I.error(A.CallRange, diag::err_parallel_too_large)
+        << Total << int64_t(INT32_MAX);
+    return Value::poison();
   }
   return Value::object(std::move(L));
 }

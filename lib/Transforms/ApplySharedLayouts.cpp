@@ -8,6 +8,7 @@
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
+#include <map>
 
 using namespace tilec;
 using namespace tilec::ir;
@@ -216,11 +217,20 @@ private:
   /// bytes, so an aligned vcopy (at most 16 bytes) stays contiguous; a user
   /// layout may not (layout-inference narrows the vector copies of T.copy
   /// to what it keeps, see widestKeptRun).
+  /// keepsRuns enumerates the whole buffer; a tensor-core operand has
+  /// dozens of ldmatrix uses of one width, so each width is checked once.
   bool vcopiesStayContiguous(const Layout &L) {
+    std::map<int64_t, bool> Kept;
+    auto KeepsRuns = [&](int64_t V) {
+      auto [It, New] = Kept.try_emplace(V, false);
+      if (New)
+        It->second = keepsRuns(L, V);
+      return It->second;
+    };
     for (const Use &U : Buf->getUses())
       if ((U.User->is(OpKind::VCopy) || U.User->is(OpKind::CpAsync) ||
            U.User->is(OpKind::Ldmatrix)) &&
-          !keepsRuns(L, copiedElements(*U.User, Buf))) {
+          !KeepsRuns(copiedElements(*U.User, Buf))) {
         Diags.report(U.User->getLoc(), diag::err_lowering_unsupported)
             << "this vector copy of '" + Buf->getNameHint().str() + "'"
             << "its layout splits the copied run of elements";

@@ -75,7 +75,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    return lowerEach(
+    bool Ok = lowerEach(
         Module,
         [](Operation &Op) {
           return Op.is(OpKind::Alloc) &&
@@ -84,6 +84,64 @@ public:
         [&](Operation &Alloc) {
           return FragmentLowering(Alloc, Ctx.Diags).run();
         });
+    if (!Ok)
+      return false;
+    Module.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Kernel))
+        Ok &= checkPerThreadMemory(Op, Ctx);
+    });
+    return Ok;
+  }
+
+private:
+  /// Here the per-thread size of every fragment is known. Sema rejected
+  /// what cannot fit on any layout; a layout's replication or several
+  /// arrays together can still exceed local memory (an error) or the
+  /// register file (a warning: the arrays spill and the kernel is slow).
+  static bool checkPerThreadMemory(Operation &Kernel, PassContext &Ctx) {
+    std::vector<std::pair<Operation *, int64_t>> Arrays;
+    int64_t Total = 0;
+    Kernel.walk([&](Operation &Op) {
+      if (!Op.is(OpKind::Alloc))
+        return;
+      int64_t Bytes = perThreadBytes(Op);
+      if (Bytes == 0)
+        return;
+      Arrays.push_back({&Op, Bytes});
+      Total = std::min(Total + Bytes, int64_t(1) << 62);
+    });
+    int64_t Registers = (Total + 3) / 4;
+    bool Error = Total > Ctx.Tgt.MaxLocalBytesPerThread;
+    if (!Error && Registers <= Ctx.Tgt.MaxRegistersPerThread)
+      return true;
+    auto Largest = std::max_element(
+        Arrays.begin(), Arrays.end(),
+        [](const auto &A, const auto &B) { return A.second < B.second; });
+    if (Error)
+      Ctx.Diags.report(Largest->first->getLoc(), diag::err_thread_memory_total)
+          << Total << Ctx.Tgt.MaxLocalBytesPerThread;
+    else
+      Ctx.Diags.report(Largest->first->getLoc(), diag::warn_register_spill)
+          << Registers << Ctx.Tgt.MaxRegistersPerThread;
+    for (auto &[Op, Bytes] : Arrays)
+      Ctx.Diags.report(Op->getLoc(), diag::note_thread_buffer)
+          << Op->getResult()->getNameHint() << Bytes;
+    return !Error;
+  }
+
+  /// Bytes one thread holds for \p Alloc: all of a local or var buffer,
+  /// its registers under the layout for a fragment left for a later pass.
+  static int64_t perThreadBytes(Operation &Alloc) {
+    const Type &T = Alloc.getResult()->getType();
+    int64_t Bits = T.getDType() == DType::Bool ? 8 : bitWidth(T.getDType());
+    if (T.getScope() == Scope::Local || T.getScope() == Scope::Var)
+      return T.sizeInBytes().value_or(0);
+    if (T.getScope() != Scope::Fragment)
+      return 0;
+    std::string Error;
+    auto L = layout::parseFragment(Alloc.getStringAttr("layout").value_or(""),
+                                   Error);
+    return L ? (L->getRegisterCount() * Bits + 7) / 8 : 0;
   }
 };
 

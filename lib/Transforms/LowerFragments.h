@@ -16,6 +16,11 @@
 //   the gemm's plan. A fragment still used by an op this pass cannot map
 //   (CUDA-core gemm, reduce, cumsum, region copies: lowered by their own
 //   passes first) is left as it is, with its layout.
+//   Then, per kernel, adds up what each thread holds (local and var
+//   buffers, fragment registers): more than the target's local memory per
+//   thread (512 KiB) is err_thread_memory_total, more than its registers
+//   (255 32-bit words) warn_register_spill, both at the largest array with
+//   a note per array.
 // Guarantees: a kernel with only element accesses of fragments has no
 //   fragment buffer afterwards; the register arrays are indexed by the
 //   per-thread slot, V-aligned where lower-parallel emitted a vcopy.

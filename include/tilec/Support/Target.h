@@ -3,7 +3,9 @@
 // The few facts about a GPU that Sema, passes and emitters need. Known
 // targets: sm_80 (A100), sm_90 (H100), gfx90a (MI200), gfx940 (MI300).
 // MaxSharedMemoryBytes is the dynamic shared memory one block may use
-// (sm_80: 163 KiB, sm_90: 227 KiB, AMD: 64 KiB LDS).
+// (sm_80: 163 KiB, sm_90: 227 KiB, AMD: 64 KiB LDS). The launch and
+// per-thread limits are CUDA's (compute capability 8.x/9.x); the AMD
+// targets share them for now, since nothing is emitted for them yet.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_SUPPORT_TARGET_H
@@ -32,9 +34,27 @@ struct Target {
   /// T.gemm may use mma.sync (sm_80+); off: CUDA-core FMA everywhere.
   bool TensorCores = true;
 
+  /// Largest grid extent per dimension (x, y, z).
+  int64_t MaxGridDims[3] = {2147483647, 65535, 65535};
+  /// Largest block extent per dimension, and threads per block.
+  int64_t MaxBlockDims[3] = {1024, 1024, 64};
+  int64_t MaxThreadsPerBlock = 1024;
+  /// Local memory one thread can address: fragments and local arrays
+  /// larger than this cannot exist.
+  int64_t MaxLocalBytesPerThread = 512 * 1024;
+  /// 32-bit registers one thread can have: more words of fragments and
+  /// local arrays than this certainly spill to local memory.
+  int64_t MaxRegistersPerThread = 255;
+
   bool isCUDA() const { return Kind == Backend::CUDA; }
   bool isHIP() const { return Kind == Backend::HIP; }
 };
+
+/// tilec's own bound on the elements of one fragment: 2^18 (1 MiB of f32,
+/// 4 times what the registers of a whole SM hold). Layout inference and
+/// thread binding check layouts by enumerating elements; at this bound
+/// that takes about a second.
+constexpr int64_t MaxFragmentElements = int64_t(1) << 18;
 
 /// "sm_80", "sm_90", "gfx90a", "gfx940"; std::nullopt otherwise.
 std::optional<Target> parseTarget(llvm::StringRef Name);
