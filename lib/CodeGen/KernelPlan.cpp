@@ -217,7 +217,21 @@ void planCaptures(const FuncPlan &Plan, KernelPlan &K) {
   orderCaptures(Plan, K, Used);
 }
 
+/// The slot plan-shared-memory chose for \p Alloc (its bytes must fit the
+/// reservation); nullopt when it chose none.
+std::optional<int64_t> plannedOffset(const Operation &Alloc, int64_t Bytes) {
+  auto Offset = Alloc.getIntAttr("shared_offset");
+  auto Reserved = Alloc.getIntAttr("shared_bytes");
+  if (!Offset || !Reserved || *Reserved < Bytes)
+    return std::nullopt;
+  return Offset;
+}
+
+/// Offsets from plan-shared-memory where it chose them (buffers with
+/// disjoint lifetimes share bytes); any other buffer goes after everything
+/// planned, in declaration order.
 void planShared(KernelPlan &K) {
+  std::vector<std::pair<const Operation *, int64_t>> Unplanned;
   K.Op->walk([&](const Operation &Op) {
     if (!Op.is(OpKind::Alloc))
       return;
@@ -225,10 +239,19 @@ void planShared(KernelPlan &K) {
     if (T.getScope() != Scope::Shared || Op.getResult()->use_empty())
       return;
     int64_t Bytes = T.sizeInBytes().value_or(0);
-    int64_t Offset = alignUp(K.SharedBytes, sharedAlignment(T));
-    K.Shared.push_back({Op.getResult(), Offset, Bytes});
-    K.SharedBytes = Offset + Bytes;
+    if (auto Offset = plannedOffset(Op, Bytes)) {
+      K.Shared.push_back({Op.getResult(), *Offset, Bytes});
+      K.SharedBytes = std::max(K.SharedBytes, *Offset + Bytes);
+    } else {
+      Unplanned.push_back({&Op, Bytes});
+    }
   });
+  for (auto &[Op, Bytes] : Unplanned) {
+    int64_t Offset =
+        alignUp(K.SharedBytes, sharedAlignment(Op->getResult()->getType()));
+    K.Shared.push_back({Op->getResult(), Offset, Bytes});
+    K.SharedBytes = Offset + Bytes;
+  }
   K.SharedBytes = alignUp(K.SharedBytes, 16);
 }
 

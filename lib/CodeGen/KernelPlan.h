@@ -6,9 +6,11 @@
 //     errors otherwise, never emitted as wrong code);
 //   - per kernel: the entry name, the values it captures from the func
 //     (buffers, scalar params, symbols, host-computed scalars) in parameter
-//     order, and the shared memory plan (one dynamic buffer, 16-byte
-//     aligned slots, 128-byte aligned for buffers with a dim of a multiple
-//     of 128 bytes; unused buffers get no slot);
+//     order, and the shared memory plan (one dynamic buffer; the offsets
+//     plan-shared-memory chose, where buffers with disjoint lifetimes share
+//     bytes; buffers it did not plan, e.g. in hand-written lowered IR, go
+//     after them in 16-byte aligned slots, 128-byte aligned for buffers
+//     with a dim of a multiple of 128 bytes; unused buffers get no slot);
 //   - per global buffer: whether kernels read it, write it, and the widest
 //     vector access (for launcher alignment checks and manifest roles).
 //

@@ -126,6 +126,42 @@ bool isUserLayoutText(llvm::StringRef Text) {
   return Text.startswith("Layout(") || Text.startswith("Fragment(");
 }
 
+/// A T.Layout written by the user (a T.Fragment is a register layout).
+std::optional<Layout> userLayout(const Value *Buf, llvm::StringRef Text,
+                                 std::string &Why) {
+  auto Shape = Buf->getType().getStaticShape();
+  if (Text.startswith("Fragment("))
+    Why = "a T.Fragment lays out registers; a shared buffer takes a "
+          "T.Layout";
+  else if (!Shape)
+    Why = "the buffer has no static shape";
+  else
+    return userSharedLayout(Text, *Shape, Why);
+  return std::nullopt;
+}
+
+/// A swizzle constructor, e.g. `make_swizzled_layout(S)`.
+std::optional<Layout> constructorLayout(const Value *Buf, llvm::StringRef Text,
+                                        std::string &Why) {
+  const Type &T = Buf->getType();
+  auto Shape = T.getStaticShape();
+  if (!Shape || Shape->size() < 2) {
+    Why = "the layout needs a static shape of rank 2 or more";
+    return std::nullopt;
+  }
+  int64_t Rows = (*Shape)[Shape->size() - 2], Cols = Shape->back();
+  auto L = sharedLayoutFromText(Text, Rows, Cols, bitWidth(T.getDType()));
+  if (!L) {
+    Why = "'" + Text.str() + "' is not a swizzle the compiler can apply to " +
+          "a [" + std::to_string(Rows) + ", " + std::to_string(Cols) +
+          "] tile of " + tileLangName(T.getDType()).str();
+    return std::nullopt;
+  }
+  if (Shape->size() == 2)
+    return L;
+  return L->expand(llvm::ArrayRef<int64_t>(*Shape).drop_back(2));
+}
+
 class SharedLayoutApplier {
 public:
   SharedLayoutApplier(Operation &Annot, DiagnosticEngine &Diags)
@@ -135,7 +171,7 @@ public:
     std::string Why;
     llvm::StringRef Text = Annot.getStringAttr("layout").value_or("");
     bool User = isUserLayoutText(Text);
-    auto L = User ? userLayout(Text, Why) : layoutFor(Text, Why);
+    auto L = annotatedSharedLayout(Buf, Text, Why);
     if (!L && User) {
       Diags.report(Annot.getLoc(), diag::err_bad_layout_annotation)
           << "cannot use '" + Text.str() +
@@ -178,40 +214,6 @@ private:
   Operation &Annot;
   Value *Buf;
   DiagnosticEngine &Diags;
-
-  /// A T.Layout written by the user (a T.Fragment is a register layout).
-  std::optional<Layout> userLayout(llvm::StringRef Text, std::string &Why) {
-    auto Shape = Buf->getType().getStaticShape();
-    if (Text.startswith("Fragment("))
-      Why = "a T.Fragment lays out registers; a shared buffer takes a "
-            "T.Layout";
-    else if (!Shape)
-      Why = "the buffer has no static shape";
-    else
-      return userSharedLayout(Text, *Shape, Why);
-    return std::nullopt;
-  }
-
-  /// A swizzle constructor, e.g. `make_swizzled_layout(S)`.
-  std::optional<Layout> layoutFor(llvm::StringRef Text, std::string &Why) {
-    const Type &T = Buf->getType();
-    auto Shape = T.getStaticShape();
-    if (!Shape || Shape->size() < 2) {
-      Why = "the layout needs a static shape of rank 2 or more";
-      return std::nullopt;
-    }
-    int64_t Rows = (*Shape)[Shape->size() - 2], Cols = Shape->back();
-    auto L = sharedLayoutFromText(Text, Rows, Cols, bitWidth(T.getDType()));
-    if (!L) {
-      Why = "'" + Text.str() + "' is not a swizzle the compiler can apply to " +
-            "a [" + std::to_string(Rows) + ", " + std::to_string(Cols) +
-            "] tile of " + tileLangName(T.getDType()).str();
-      return std::nullopt;
-    }
-    if (Shape->size() == 2)
-      return L;
-    return L->expand(llvm::ArrayRef<int64_t>(*Shape).drop_back(2));
-  }
 
   /// The library's swizzles permute whole 16-byte chunks and pad by 16
   /// bytes, so an aligned vcopy (at most 16 bytes) stays contiguous; a user
@@ -262,6 +264,13 @@ public:
 };
 
 } // namespace
+
+std::optional<Layout> tilec::annotatedSharedLayout(const Value *Buf,
+                                                   llvm::StringRef Text,
+                                                   std::string &Why) {
+  return isUserLayoutText(Text) ? userLayout(Buf, Text, Why)
+                                : constructorLayout(Buf, Text, Why);
+}
 
 std::unique_ptr<Pass> tilec::createApplySharedLayoutsPass() {
   return std::make_unique<ApplySharedLayoutsPass>();

@@ -36,6 +36,7 @@
 #ifndef TILEC_TRANSFORMS_APPLYSHAREDLAYOUTS_H
 #define TILEC_TRANSFORMS_APPLYSHAREDLAYOUTS_H
 
+#include "tilec/IR/Operation.h"
 #include "tilec/Layout/Layout.h"
 #include "tilec/Transforms/Pass.h"
 
@@ -57,6 +58,13 @@ std::optional<layout::Layout> sharedLayoutFromText(llvm::StringRef Text,
 std::optional<layout::Layout> userSharedLayout(llvm::StringRef Text,
                                                llvm::ArrayRef<int64_t> Shape,
                                                std::string &Why);
+
+/// The layout apply-shared-layouts gives shared buffer \p Buf for the
+/// annotation text \p Text (a constructor or a user layout; leading dims
+/// pass through); nullopt with the reason in \p Why when it gives none.
+std::optional<layout::Layout> annotatedSharedLayout(const ir::Value *Buf,
+                                                    llvm::StringRef Text,
+                                                    std::string &Why);
 
 /// Every V-aligned run of V elements along the last dim stays contiguous
 /// and V-aligned under \p L (by enumeration; false for huge layouts).

@@ -1,13 +1,16 @@
 //===- CheckTarget.h - Checks that need to know the target GPU -*- C++ -*-===//
 //
 // Expects: a module after copy-extent.
-// Does: per kernel, adds up the shared memory its buffers need, counting a
-//   buffer filled by a copy inside a `T.Pipelined(num_stages=n)` loop n
-//   times (the pipeliner multi-buffers it), and compares the total with the
-//   target's per-block limit; rejects dtypes the target's tensor cores or
+// Does: per kernel, finds the most shared memory live at one point (buffers
+//   with disjoint lifetimes share bytes, see PlanSharedMemory.h), counting
+//   a buffer filled by a copy inside a `T.Pipelined(num_stages=n)` loop n
+//   times (the pipeliner multi-buffers it), and compares it with the
+//   target's per-block limit (plan-shared-memory checks the final plan);
+//   rejects dtypes the target's tensor cores or
 //   memory system cannot handle (fp8 before sm_90 and on gfx90a, 4-bit
 //   types in gemm).
-// Guarantees: reports err_shared_memory_limit with a note per shared buffer,
+// Guarantees: reports err_shared_memory_limit with a note per shared buffer
+//   live at the peak,
 //   err_dtype_unsupported_on_target at the op that needs the dtype; never
 //   changes the IR.
 //

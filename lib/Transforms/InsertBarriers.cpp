@@ -2,6 +2,7 @@
 
 #include "InsertBarriers.h"
 #include "Divergence.h"
+#include "PlanSharedMemory.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/Support/Diagnostics.h"
@@ -505,14 +506,23 @@ private:
   /// them writing. Both run in the same iteration of \p SameIteration.
   bool conflict(const Access &A, const Access &B,
                 const llvm::SmallPtrSetImpl<Operation *> &SameIteration) {
-    if (A.buffer() != B.buffer() || !(A.Write || B.Write) ||
-        (A.Atomic && B.Atomic))
+    // Buffers plan-shared-memory put in the same bytes are one memory
+    // whose element indices cannot be compared.
+    if (A.buffer() != B.buffer())
+      return (A.Write || B.Write) && shareBytes(A.buffer(), B.buffer());
+    if (!(A.Write || B.Write) || (A.Atomic && B.Atomic))
       return false;
     // Barriers do not order asynchronous copies (cp_async_wait does); the
     // copies of one pipeline schedule write distinct elements or stages.
     if (A.Op->is(OpKind::CpAsync) && B.Op->is(OpKind::CpAsync))
       return false;
     return !Owners.sameThreadsOnly(A, B, SameIteration);
+  }
+
+  static bool shareBytes(const Value *X, const Value *Y) {
+    auto RX = plannedSharedRange(X), RY = plannedSharedRange(Y);
+    return RX && RY && RX->first < RY->first + RY->second &&
+           RY->first < RX->first + RX->second;
   }
 
   bool conflict(const Access &A, const Access &B) {

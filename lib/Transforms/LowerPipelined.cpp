@@ -3,6 +3,7 @@
 #include "LowerPipelined.h"
 #include "Divergence.h"
 #include "PipelineSchedule.h"
+#include "PlanSharedMemory.h"
 #include "PredicatedCopy.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/IR/ConstantMatch.h"
@@ -300,27 +301,16 @@ private:
     return true;
   }
 
+  /// Whether the most shared memory live at once, with the staged buffers
+  /// multiplied, fits the target (plan-shared-memory checks the final plan).
   bool fitsSharedMemory() {
     Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
-    std::vector<std::pair<Operation *, int64_t>> Buffers;
-    int64_t Total = 0;
-    Kernel->walk([&](Operation &Op) {
-      if (!Op.is(OpKind::Alloc) || !isBufferIn(Op.getResult(), Scope::Shared))
-        return;
-      int64_t Bytes = Op.getResult()->getType().sizeInBytes().value_or(0);
-      if (Staged.count(Op.getResult()))
-        Bytes *= Stages;
-      Buffers.push_back({&Op, Bytes});
-      Total += Bytes;
-    });
-    if (Total <= Ctx.Tgt.MaxSharedMemoryBytes)
-      return true;
-    Ctx.Diags.report(Kernel->getLoc(), diag::err_shared_memory_limit)
-        << Total << Ctx.Tgt.MaxSharedMemoryBytes << Ctx.Tgt.Name;
-    for (auto &[Op, Bytes] : Buffers)
-      Ctx.Diags.report(Op->getLoc(), diag::note_shared_buffer)
-          << Op->getResult()->getNameHint() << Bytes;
-    return false;
+    auto BytesOf = [&](const Value *Buf) {
+      int64_t Bytes = Buf->getType().sizeInBytes().value_or(0);
+      return llvm::is_contained(Staged, Buf) ? Bytes * Stages : Bytes;
+    };
+    return checkPeakSharedMemory(*Kernel, sharedLiveRanges(*Kernel, BytesOf),
+                                 Ctx);
   }
 
   /// Clones producer item \p I for iteration \p K at \p B, under

@@ -328,7 +328,7 @@ private:
     std::vector<ir::Dim> Dims(Dst->getType().getDims().begin(),
                               Dst->getType().getDims().end());
     Value *Stage =
-        allocAtKernelStart(Type::buffer(Scope::Shared, Dims, DT), "red_stage");
+        allocScratch(Type::buffer(Scope::Shared, Dims, DT), "red_stage");
     copyLoop(S, [&](llvm::ArrayRef<Value *> X) {
       std::vector<Value *> E = rowIndices(X);
       B.createStore(B.createLoad(Part, E), Stage, E);
@@ -418,7 +418,7 @@ private:
     bool Wide = !Plan.WarpOffsets.empty();
     Value *Scratch = nullptr, *Tx = nullptr;
     if (Wide) {
-      Scratch = allocAtKernelStart(scratchType(Plan), "red_buf");
+      Scratch = allocScratch(scratchType(Plan), "red_buf");
       Tx = emitLinearThreadId(B, Kernel);
     }
     forEachRegister(Plan, [&](int64_t R, llvm::ArrayRef<Value *> E) {
@@ -533,6 +533,15 @@ private:
   Operation *createLoop(llvm::ArrayRef<int64_t> Extents,
                         const std::string &Layout) {
     return createLayoutLoop(B, Extents, Layout);
+  }
+
+  /// A shared buffer this reduce writes before reading, reading nothing
+  /// it did not write itself: `scratch` tells plan-shared-memory that it
+  /// holds no value across the loops around the reduce.
+  Value *allocScratch(const Type &T, llvm::StringRef Name) {
+    Value *Buf = allocAtKernelStart(T, Name);
+    Buf->getDefiningOp()->setAttr("scratch", Attribute::boolean(true));
+    return Buf;
   }
 
   Value *allocAtKernelStart(const Type &T, llvm::StringRef Name) {

@@ -23,6 +23,7 @@
 #include "LowerParallel.h"
 #include "LowerPipelined.h"
 #include "LowerReduce.h"
+#include "PlanSharedMemory.h"
 #include "Rasterize.h"
 #include "ResolveStaticIf.h"
 #include "VectorizeLoops.h"
@@ -46,6 +47,7 @@ void tilec::registerAllPasses() {
   registerPass("lower-mma", createLowerMmaPass);
   registerPass("rasterize", createRasterizePass);
   registerPass("lower-pipelined", createLowerPipelinedPass);
+  registerPass("plan-shared-memory", createPlanSharedMemoryPass);
   registerPass("insert-barriers", createInsertBarriersPass);
   registerPass("apply-shared-layouts", createApplySharedLayoutsPass);
   registerPass("vectorize-loops", createVectorizeLoopsPass);
@@ -92,6 +94,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
   // iterations ahead (cp.async) into num_stages shared buffers.
   PM.addPass(createLowerPipelinedPass());
   PM.addPass(createFoldConstantsPass());
+  // Shared buffers whose lifetimes do not overlap share bytes; the plan is
+  // checked against the target's limit. Before insert-barriers, which
+  // treats buffers sharing bytes as one memory.
+  PM.addPass(createPlanSharedMemoryPass());
   // Last: barriers between conflicting shared accesses of the final code.
   PM.addPass(createInsertBarriersPass());
   // Swizzled shared buffers (T.annotate_layout): each access goes to its

@@ -1,0 +1,356 @@
+//===- PlanSharedMemory.cpp - Shared buffers share bytes by liveness ------===//
+
+#include "PlanSharedMemory.h"
+#include "ApplySharedLayouts.h"
+#include "Divergence.h"
+#include "tilec/Support/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+#include <algorithm>
+
+using namespace tilec;
+using namespace tilec::ir;
+
+namespace {
+
+bool isSharedAlloc(const Operation &Op) {
+  return Op.is(OpKind::Alloc) &&
+         Op.getResult()->getType().getScope() == Scope::Shared;
+}
+
+int64_t alignUp(int64_t V, int64_t A) { return (V + A - 1) / A * A; }
+
+/// Pre-order positions of a kernel's ops; an op with regions spans up to
+/// the last op nested in it.
+class Linearization {
+public:
+  explicit Linearization(Operation &Kernel) {
+    Kernel.walk([&](Operation &Op) {
+      Span[&Op] = {Next, Next};
+      ++Next;
+    });
+    // Every op extends the spans of its ancestors up to the kernel.
+    Kernel.walk([&](Operation &Op) {
+      for (Operation *P = Op.getParentOp(); P; P = P->getParentOp()) {
+        Span[P].second = std::max(Span[P].second, Span[&Op].first);
+        if (P == &Kernel)
+          break;
+      }
+    });
+  }
+
+  int64_t begin(const Operation *Op) const { return Span.lookup(Op).first; }
+  int64_t end(const Operation *Op) const { return Span.lookup(Op).second; }
+
+private:
+  llvm::DenseMap<const Operation *, std::pair<int64_t, int64_t>> Span;
+  int64_t Next = 0;
+};
+
+/// Computes the live interval of each shared buffer of one kernel.
+class LivenessAnalysis {
+public:
+  explicit LivenessAnalysis(Operation &Kernel)
+      : Kernel(Kernel), Lin(Kernel), Div(Kernel) {}
+
+  SharedLiveRange rangeOf(Operation &Alloc, int64_t Bytes) {
+    SharedLiveRange R{&Alloc, Lin.begin(&Alloc), Lin.begin(&Alloc), Bytes,
+                      false};
+    Value *Buf = Alloc.getResult();
+    const Operation *Scope = scratchScope(Alloc);
+    for (const Use &U : Buf->getUses()) {
+      // A layout annotation names the buffer without touching it.
+      if (U.User->is(OpKind::AnnotateLayout))
+        continue;
+      auto [Begin, End] = accessSpan(*U.User, Alloc, Scope);
+      if (U.User->is(OpKind::CpAsync) && U.User->getGroup(0)[0] == Buf)
+        End = std::max(End, completion(*U.User));
+      if (!R.Accessed)
+        R.Begin = Begin, R.End = End;
+      R.Begin = std::min(R.Begin, Begin);
+      R.End = std::max(R.End, End);
+      R.Accessed = true;
+    }
+    return R;
+  }
+
+private:
+  static bool isLoop(const Operation &Op) {
+    return Op.is(OpKind::For) || Op.is(OpKind::While) ||
+           Op.is(OpKind::Parallel);
+  }
+
+  /// For a `scratch` buffer (lower-reduce's exchange buffers: each use
+  /// writes what it reads), the innermost op around all its accesses: the
+  /// loops from there out start each iteration with nothing live in it.
+  static const Operation *scratchScope(const Operation &Alloc) {
+    if (!Alloc.getBoolAttr("scratch").value_or(false))
+      return nullptr;
+    std::vector<const Operation *> Users;
+    for (const Use &U : Alloc.getResult()->getUses())
+      if (!U.User->is(OpKind::AnnotateLayout))
+        Users.push_back(U.User);
+    if (Users.empty())
+      return nullptr;
+    const Operation *Scope = Users.front()->getParentOp();
+    auto Encloses = [&](const Operation *U) {
+      return U != Scope && Scope->isAncestorOf(U);
+    };
+    while (Scope && !llvm::all_of(Users, Encloses))
+      Scope = Scope->getParentOp();
+    return Scope;
+  }
+
+  /// Ops around which an access cannot be ordered against others: loops
+  /// (the next iteration runs after the accesses that follow) unless a
+  /// scratch buffer starts afresh in each iteration, divergent branches
+  /// (threads run both at once).
+  bool widensAccess(const Operation &Op, const Operation *ScratchScope) const {
+    if (Op.is(OpKind::If))
+      return Div.isDivergent(Op.getOperand(0));
+    if (ScratchScope &&
+        !(ScratchScope != &Op && ScratchScope->isAncestorOf(&Op)))
+      return false;
+    return isLoop(Op);
+  }
+
+  /// The positions an access by \p User may happen at, between the alloc
+  /// (whose enclosing ops repeat the whole life of the buffer) and it.
+  std::pair<int64_t, int64_t> accessSpan(Operation &User,
+                                         const Operation &Alloc,
+                                         const Operation *ScratchScope) {
+    const Operation *Outer = &User;
+    for (Operation *P = User.getParentOp();
+         P && P != &Kernel && !P->isAncestorOf(&Alloc); P = P->getParentOp())
+      if (widensAccess(*P, ScratchScope))
+        Outer = P;
+    return {Lin.begin(Outer), Lin.end(Outer)};
+  }
+
+  /// Where the cp.async \p Copy is surely complete: the first
+  /// `cp_async_wait {pending = 0}` after it in its block or an enclosing
+  /// one (the loop around a pipelined copy ends before its epilogue wait);
+  /// the end of the kernel when there is none.
+  int64_t completion(Operation &Copy) {
+    for (Operation *Op = &Copy; Op && Op != &Kernel; Op = Op->getParentOp())
+      for (Operation *N = Op->getNextNode(); N; N = N->getNextNode())
+        if (N->is(OpKind::CpAsyncWait) &&
+            N->getIntAttr("pending").value_or(0) == 0)
+          return Lin.begin(N);
+    return Lin.end(&Kernel);
+  }
+
+  Operation &Kernel;
+  Linearization Lin;
+  Divergence Div;
+};
+
+//===----------------------------------------------------------------------===//
+// Sizes and alignment of the final buffers
+//===----------------------------------------------------------------------===//
+
+/// The dims a shared buffer has after apply-shared-layouts: [P] under the
+/// layout its annotation names, else its own.
+std::vector<Dim> finalDims(const Value *Buf) {
+  for (const Use &U : Buf->getUses()) {
+    if (!U.User->is(OpKind::AnnotateLayout))
+      continue;
+    std::string Why;
+    auto L = annotatedSharedLayout(
+        Buf, U.User->getStringAttr("layout").value_or(""), Why);
+    if (L)
+      return {Dim(layout::shapeSize(L->getOutputShape()))};
+    break;
+  }
+  llvm::ArrayRef<Dim> Dims = Buf->getType().getDims();
+  return std::vector<Dim>(Dims.begin(), Dims.end());
+}
+
+int64_t finalBytes(const Value *Buf) {
+  std::vector<Dim> Dims = finalDims(Buf);
+  return Type::buffer(Scope::Shared, Dims, Buf->getType().getDType())
+      .sizeInBytes()
+      .value_or(0);
+}
+
+/// 128 bytes when some dim spans a multiple of 128 bytes (the rows of a
+/// swizzled tensor-core operand, whose XOR pattern assumes 128-byte rows
+/// start on bank 0), else 16 (the widest vector access). The CUDA
+/// emitter's fallback for unplanned IR uses the same rule.
+int64_t finalAlignment(const Value *Buf) {
+  int64_t Bits = bitWidth(Buf->getType().getDType());
+  for (const Dim &D : finalDims(Buf))
+    if (D.isStatic() && D.getValue() * Bits % 8 == 0 &&
+        (D.getValue() * Bits / 8) % 128 == 0)
+      return 128;
+  return 16;
+}
+
+//===----------------------------------------------------------------------===//
+// Offset assignment
+//===----------------------------------------------------------------------===//
+
+struct Slot {
+  SharedLiveRange Range;
+  int64_t Align;
+  int64_t Offset = 0;
+
+  int64_t end() const { return Offset + Range.Bytes; }
+};
+
+int64_t totalOf(const std::vector<Slot> &Slots) {
+  int64_t End = 0;
+  for (const Slot &S : Slots)
+    End = std::max(End, S.end());
+  return alignUp(End, 16);
+}
+
+/// Declaration order, one after the other: what every buffer live at once
+/// needs anyway.
+void placeSequentially(std::vector<Slot> &Slots) {
+  int64_t End = 0;
+  for (Slot &S : Slots) {
+    S.Offset = alignUp(End, S.Align);
+    End = S.end();
+  }
+}
+
+bool fitsAt(const std::vector<Slot> &Slots, size_t I, int64_t Offset) {
+  for (size_t J = 0; J != I; ++J)
+    if (Slots[J].Range.overlaps(Slots[I].Range) && Offset < Slots[J].end() &&
+        Slots[J].Offset < Offset + Slots[I].Range.Bytes)
+      return false;
+  return true;
+}
+
+/// First fit in declaration order: the lowest offset, 0 or the aligned end
+/// of a placed buffer, that no buffer live at the same time occupies.
+void placeFirstFit(std::vector<Slot> &Slots) {
+  for (size_t I = 0; I != Slots.size(); ++I) {
+    std::vector<int64_t> Candidates = {0};
+    for (size_t J = 0; J != I; ++J)
+      Candidates.push_back(alignUp(Slots[J].end(), Slots[I].Align));
+    llvm::sort(Candidates);
+    for (int64_t C : Candidates)
+      if (fitsAt(Slots, I, C)) {
+        Slots[I].Offset = C;
+        break;
+      }
+  }
+}
+
+bool reportOverLimit(const Operation &Kernel, int64_t Total,
+                     const std::vector<const Slot *> &Slots, PassContext &Ctx) {
+  if (Total <= Ctx.Tgt.MaxSharedMemoryBytes)
+    return true;
+  Ctx.Diags.report(Kernel.getLoc(), diag::err_shared_memory_limit)
+      << Total << Ctx.Tgt.MaxSharedMemoryBytes << Ctx.Tgt.Name;
+  for (const Slot *S : Slots)
+    Ctx.Diags.report(S->Range.Alloc->getLoc(), diag::note_shared_buffer)
+        << S->Range.Alloc->getResult()->getNameHint() << S->Range.Bytes;
+  return false;
+}
+
+bool planKernel(Operation &Kernel, PassContext &Ctx) {
+  std::vector<Slot> Slots;
+  for (const SharedLiveRange &R : sharedLiveRanges(Kernel, finalBytes))
+    if (R.Accessed)
+      Slots.push_back({R, finalAlignment(R.Alloc->getResult())});
+  if (Slots.empty())
+    return true;
+  placeSequentially(Slots);
+  std::vector<Slot> Shared = Slots;
+  placeFirstFit(Shared);
+  // Sharing bytes costs barriers; keep the plain layout unless it saves.
+  if (totalOf(Shared) < totalOf(Slots))
+    Slots = Shared;
+  for (const Slot &S : Slots) {
+    S.Range.Alloc->setAttr("shared_offset", Attribute::integer(S.Offset));
+    S.Range.Alloc->setAttr("shared_bytes", Attribute::integer(S.Range.Bytes));
+  }
+  std::vector<const Slot *> All;
+  for (const Slot &S : Slots)
+    All.push_back(&S);
+  return reportOverLimit(Kernel, totalOf(Slots), All, Ctx);
+}
+
+class PlanSharedMemoryPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "plan-shared-memory"; }
+  llvm::StringRef description() const override {
+    return "Give shared buffers with disjoint lifetimes the same bytes";
+  }
+
+  bool run(Operation &Module, PassContext &Ctx) override {
+    std::vector<Operation *> Kernels;
+    Module.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Kernel))
+        Kernels.push_back(&Op);
+    });
+    bool OK = true;
+    for (Operation *Kernel : Kernels)
+      OK &= planKernel(*Kernel, Ctx);
+    return OK;
+  }
+};
+
+} // namespace
+
+std::vector<SharedLiveRange>
+tilec::sharedLiveRanges(Operation &Kernel,
+                        llvm::function_ref<int64_t(const Value *)> BytesOf) {
+  std::vector<Operation *> Allocs;
+  Kernel.walk([&](Operation &Op) {
+    if (isSharedAlloc(Op))
+      Allocs.push_back(&Op);
+  });
+  std::vector<SharedLiveRange> Ranges;
+  if (Allocs.empty())
+    return Ranges;
+  LivenessAnalysis Liveness(Kernel);
+  for (Operation *Alloc : Allocs)
+    Ranges.push_back(Liveness.rangeOf(*Alloc, BytesOf(Alloc->getResult())));
+  return Ranges;
+}
+
+bool tilec::checkPeakSharedMemory(const Operation &Kernel,
+                                  const std::vector<SharedLiveRange> &Ranges,
+                                  PassContext &Ctx) {
+  // The total live at some point peaks where some interval begins.
+  int64_t Peak = 0;
+  std::vector<const SharedLiveRange *> PeakLive;
+  for (const SharedLiveRange &At : Ranges) {
+    int64_t Total = 0;
+    std::vector<const SharedLiveRange *> Live;
+    for (const SharedLiveRange &R : Ranges)
+      if (R.Begin <= At.Begin && At.Begin <= R.End) {
+        Total += R.Bytes;
+        Live.push_back(&R);
+      }
+    if (Total > Peak)
+      Peak = Total, PeakLive = Live;
+  }
+  if (Peak <= Ctx.Tgt.MaxSharedMemoryBytes)
+    return true;
+  Ctx.Diags.report(Kernel.getLoc(), diag::err_shared_memory_limit)
+      << Peak << Ctx.Tgt.MaxSharedMemoryBytes << Ctx.Tgt.Name;
+  for (const SharedLiveRange *R : PeakLive)
+    Ctx.Diags.report(R->Alloc->getLoc(), diag::note_shared_buffer)
+        << R->Alloc->getResult()->getNameHint() << R->Bytes;
+  return false;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+tilec::plannedSharedRange(const Value *Buf) {
+  const Operation *Alloc = Buf->getDefiningOp();
+  if (!Alloc || !Alloc->is(OpKind::Alloc))
+    return std::nullopt;
+  auto Offset = Alloc->getIntAttr("shared_offset");
+  auto Bytes = Alloc->getIntAttr("shared_bytes");
+  if (!Offset || !Bytes)
+    return std::nullopt;
+  return std::make_pair(*Offset, *Bytes);
+}
+
+std::unique_ptr<Pass> tilec::createPlanSharedMemoryPass() {
+  return std::make_unique<PlanSharedMemoryPass>();
+}
