@@ -246,7 +246,8 @@ def call_site_defines(path: Path):
                 except _Unresolved:
                     pass
             got.update(_const_dims(res, f, call, got))
-            if all(n in got for n in needed) and (needed or any(n in got for n in unset)):
+            wanted = unset + _const_names(f)
+            if all(n in got for n in needed) and (needed or any(n in got for n in wanted)):
                 for k, v in got.items():
                     defines.setdefault(k, v)
                 break
