@@ -235,9 +235,12 @@ Operation *Builder::createAtomic(llvm::StringRef Kind, const BufferRegion &Dst,
   std::vector<Value *> Operands;
   unsigned D = appendGroup(Operands, Dst.Buffer, Dst.Indices);
   unsigned S = appendGroup(Operands, Src.Buffer, Src.Indices);
+  // The destination's own extent says which of its dims the source's rows
+  // and columns run along (O[b, s0:s1, h, d0:d1] takes a 2-D tile).
   return create(OpKind::Atomic, Operands, {D, S}, {},
                 {{"kind", Attribute::string(Kind)},
-                 {"extent", Attribute::array(Src.Extent)}});
+                 {"extent", Attribute::array(Src.Extent)},
+                 {"dst_extent", Attribute::array(Dst.Extent)}});
 }
 
 Operation *Builder::createUseSwizzle(int64_t PanelSize, llvm::StringRef Order,

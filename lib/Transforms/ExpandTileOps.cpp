@@ -83,7 +83,10 @@ public:
     if (!Src)
       return false;
     Region Dst = startsOf(0);
-    auto Aligned = alignToRank(Src->Extent, Dst.Buffer->getType().rank());
+    auto Own = constExtent("dst_extent");
+    auto Aligned = Own && nonUnit(*Own) == nonUnit(Src->Extent)
+                       ? Own
+                       : alignToRank(Src->Extent, Dst.Buffer->getType().rank());
     if (!Aligned || nonUnit(*Aligned) != nonUnit(Src->Extent))
       return unsupported("an atomic whose source region does not fit the "
                          "destination's rank");
@@ -110,6 +113,21 @@ private:
     Diags.report(Op.getLoc(), diag::err_lowering_unsupported)
         << ("'" + Op.getName() + "'").str() << What;
     return false;
+  }
+
+  /// The attribute's extent when every entry is a positive constant (a
+  /// whole-buffer destination of symbolic shape has none).
+  std::optional<std::vector<int64_t>> constExtent(llvm::StringRef Attr) {
+    const Attribute *A = Op.getAttr(Attr);
+    if (!A || !A->isArray())
+      return std::nullopt;
+    std::vector<int64_t> E;
+    for (const Attribute &X : A->getArray()) {
+      if (!X.isInt() || X.getInt() < 1)
+        return std::nullopt;
+      E.push_back(X.getInt());
+    }
+    return E;
   }
 
   Region startsOf(unsigned Group) {

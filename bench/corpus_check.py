@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""Check real TileLang programs, compiled unchanged by tilec, on the GPU.
+
+    python3 bench/corpus_check.py TILELANG_CHECKOUT [--tilec PATH] [--only a,b]
+                                  [--target sm_90|sm_80] [--small]
+                                  [--sanitize memcheck,racecheck] [--out DIR]
+
+For every case below (a file of TileLang's examples/ and one kernel of it):
+
+  1. tilec compiles the file as it is, with the -D values its own host code
+     calls the kernel with (scripts/corpus.py's call_site_defines), plus the
+     case's overrides (--small: the case's small sizes, for the sanitizer);
+     nvcc builds the .cu into a shared library;
+  2. the launcher is called on fresh random inputs with every output
+     poisoned (NaN, or a sentinel for integers), twice with different data;
+  3. each output is compared in float64 with a reference: the example's own
+     reference function (ref_program and friends, imported from the file
+     with tilelang/tvm stubbed out, so only its torch code runs) or, where
+     the file has none, the torch expression written here.
+
+--sanitize runs every case again, small, as a child process under
+compute-sanitizer with each named tool and records whether it reported
+anything. The table is printed last; results.json goes to --out.
+"""
+
+import argparse
+import ctypes
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "scripts")]
+
+from corpus import call_site_defines  # noqa: E402
+from run import (Buffer, compare, gencode_for, launcher_params, poison,  # noqa: E402
+                 sentinel_of, shape_of)
+
+STUBBED = ("tilelang", "tvm", "bitblas", "fla", "flash_attn", "iket")
+
+
+#===----------------------------------------------------------------------===#
+# Importing an example with TileLang stubbed out
+#===----------------------------------------------------------------------===#
+
+class _Stub:
+    """Stands for anything of TileLang: attributes, calls, subscripts and
+    decorators (a call with one callable returns it, so decorated functions
+    stay plain Python)."""
+
+    def __init__(self, name="stub"):
+        self._name = name
+
+    def __getattr__(self, key):
+        if key.startswith("__"):
+            raise AttributeError(key)
+        return _Stub(f"{self._name}.{key}")
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and callable(args[0]) and not kwargs:
+            return _Decorated(args[0])
+        return _Stub(f"{self._name}()")
+
+    def __getitem__(self, key):
+        return _Stub(f"{self._name}[]")
+
+    def __iter__(self):
+        return iter(())
+
+    def __mro_entries__(self, bases):
+        return (object,)
+
+
+class _Decorated:
+    """A function under a TileLang decorator: still callable, and its JIT
+    API (kernel.compile(...), get_profiler()) answers with stubs."""
+
+    def __init__(self, fn):
+        self.__wrapped__ = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.__wrapped__(*args, **kwargs)
+
+    def __getattr__(self, key):
+        if key.startswith("__"):
+            raise AttributeError(key)
+        return _Stub(f"{self.__wrapped__.__name__}.{key}")
+
+
+# What `from tilelang.<x> import *` brings into the examples.
+_STAR_NAMES = ("autotune", "AutoTuner", "jit", "Profiler", "do_bench", "cached",
+               "TensorSupplyType", "carver")
+
+
+class _StubModule(types.ModuleType):
+    def __init__(self, name):
+        super().__init__(name)
+        self.__path__ = []
+        self.__all__ = list(_STAR_NAMES)
+        for n in _STAR_NAMES:
+            setattr(self, n, _Stub(f"{name}.{n}"))
+
+    def __getattr__(self, key):
+        if key.startswith("__"):
+            raise AttributeError(key)
+        return _Stub(f"{self.__name__}.{key}")
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in STUBBED:
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        return _StubModule(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+def load_example(path: Path):
+    """The example as a module whose torch code is real."""
+    if not any(isinstance(f, _StubFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _StubFinder())
+    spec = importlib.util.spec_from_file_location(f"example_{abs(hash(path))}", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(path.parent))
+    return mod
+
+
+#===----------------------------------------------------------------------===#
+# Cases
+#===----------------------------------------------------------------------===#
+
+def d(t):
+    return t.double()
+
+
+def attention(q, k, v, causal=False, layout="bhsd"):
+    """Softmax attention in float64; q/k/v in BHSD or BSHD, GQA by repeat."""
+    import torch
+    if layout == "bshd":
+        q, k, v = (x.transpose(1, 2) for x in (q, k, v))
+    q, k, v = d(q), d(k), d(v)
+    rep = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+    s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if causal:
+        mask = torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).triu(1)
+        s = s.masked_fill(mask, float("-inf"))
+    o = torch.softmax(s, dim=-1) @ v
+    return o.transpose(1, 2) if layout == "bshd" else o
+
+
+class Case:
+    def __init__(self, name, file, ref, kernel=None, outputs=None, small=None,
+                 overrides=None, init=None, tol=None, exact=(), load=True):
+        self.name, self.file, self.ref = name, file, ref
+        self.load = load              # import the example for its references
+        self.kernel = kernel          # manifest kernel name; first if None
+        self.outputs = outputs        # outputs compared (default: all outputs)
+        self.small = small or {}      # -D overrides for --small / sanitizer
+        self.overrides = overrides or {}
+        self.init = init or {}        # buffer name -> fn(tensor, g) filling it
+        self.tol = tol or {}          # output name -> relative L2 threshold
+        self.exact = set(exact)       # outputs compared exactly
+
+
+def _gemm(t, p, trans_b=False):
+    b = d(t["B"])
+    return {"C": d(t["A"]) @ (b.T if trans_b else b)}
+
+
+def _batch_sizes(t, g):
+    import torch
+    t.copy_(torch.full_like(t, 64))
+
+
+def _offsets(stride):
+    def fill(t, g):
+        import torch
+        t.copy_(torch.arange(t.numel(), device=t.device, dtype=t.dtype) * stride)
+    return fill
+
+
+def _topk_indices(t, g):
+    import torch
+    idx = torch.stack([torch.randperm(1024, generator=None, device=t.device)[:t.shape[-1]]
+                       for _ in range(t.shape[0] * t.shape[1])])
+    t.copy_(idx.view(t.shape).to(t.dtype))
+
+
+def _cu_seqlens(t, g):
+    import torch
+    t.copy_(torch.randint(0, 64, t.shape, device=t.device, dtype=t.dtype))
+
+
+CASES = [
+    Case("gemm", "gemm/example_gemm.py", lambda m, t, p: _gemm(t, p)),
+    # quickstart.py runs its whole demo at import: its reference is written here.
+    Case("quickstart_gemm_relu", "quickstart.py",
+         lambda m, t, p: {"C": (d(t["A"]) @ d(t["B"])).relu()}, load=False),
+    Case("gemm_tn_analyze", "analyze/example_gemm_analyze.py",
+         lambda m, t, p: _gemm(t, p, trans_b=True)),
+    Case("gemm_dynamic_mnk", "dynamic_shape/example_dynamic.py",
+         lambda m, t, p: _gemm(t, p),
+         overrides={"M": 1000, "N": 1000, "K": 1000}, small={"M": 100, "N": 72, "K": 96}),
+    Case("elementwise_add", "elementwise/example_elementwise_add.py",
+         lambda m, t, p: {"C": m.ref_program(d(t["A"]), d(t["B"]))},
+         small={"M": 256, "N": 256}),
+    Case("iket_elementwise", "iket/minimal.py",
+         lambda m, t, p: {"C": d(t["A"]) + d(t["B"])}),
+    Case("splitk_gemm", "gemm_splitk/example_tilelang_gemm_splitk.py",
+         lambda m, t, p: {"C": d(t["C"]) + d(t["A"]) @ d(t["B"])},
+         small={"M": 256, "N": 256, "K": 512}),
+    Case("splitk_gemm_atomic_vec", "gemm_splitk/example_tilelang_gemm_splitk_vectorize_atomicadd.py",
+         lambda m, t, p: {"C": d(t["C"]) + d(t["A"]) @ d(t["B"])},
+         small={"M": 256, "N": 256, "K": 512}),
+    Case("mha_fwd_bhsd", "flash_attention/example_mha_fwd_bhsd.py",
+         lambda m, t, p: {"Output": attention(t["Q"], t["K"], t["V"], p["is_causal"] == "True")},
+         small={"batch": 1, "heads": 2, "seq_q": 256, "seq_kv": 256}),
+    Case("mha_fwd_bhsd_causal", "flash_attention/example_mha_fwd_bhsd.py",
+         lambda m, t, p: {"Output": attention(t["Q"], t["K"], t["V"], True)},
+         overrides={"is_causal": True}, small={"batch": 1, "heads": 2, "seq_q": 256, "seq_kv": 256}),
+    Case("mha_fwd_bshd", "flash_attention/example_mha_fwd_bshd.py",
+         lambda m, t, p: {"Output": attention(t["Q"], t["K"], t["V"], False, "bshd")},
+         overrides={"batch": 2, "seq_len": 1024}, small={"batch": 1, "heads": 2, "seq_len": 256}),
+    Case("gqa_fwd_bshd", "flash_attention/example_gqa_fwd_bshd.py",
+         lambda m, t, p: {"Output": attention(t["Q"], t["K"], t["V"], False, "bshd")},
+         overrides={"seq_len": 1024}, small={"heads": 16, "seq_len": 128}),
+    Case("attention_sink_fwd", "attention_sink/example_mha_sink_fwd_bhsd.py",
+         lambda m, t, p: {"Output": m.ref_program(t["Q"], t["K"], t["V"], t["Sinks"])},
+         small={"heads": 2, "H": 2}),
+    Case("sparse_attn_sink_v4", "deepseek_v4/sparse_attn_fwd_sm90.py",
+         lambda m, t, p: {"Output": m.torch_sparse_attention(
+             t["Q"], t["KV"], t["Sinks"], t["TopkIndices"], float(t["Q"].shape[-1]) ** -0.5)},
+         init={"TopkIndices": _topk_indices}, tol={"Output": 2e-2}),
+    Case("mamba2_chunk_scan", "linear_attention/example_mamba_chunk_scan.py",
+         lambda m, t, p: {"Output": m.ref_program(*(d(t[k]) for k in
+                          ("cb", "x", "dt", "dA_cumsum", "C", "prev_states", "D")))},
+         overrides={"batch": 2}, small={"batch": 1, "seqlen": 512, "nheads": 4}),
+    Case("mamba2_chunk_state", "linear_attention/example_mamba_chunk_state.py",
+         lambda m, t, p: {"Output": m.ref_program(*(d(t[k]) for k in
+                          ("B", "x", "dt", "dA_cumsum")))},
+         overrides={"batch": 2}, small={"batch": 1, "seqlen": 512, "nheads": 4}),
+    Case("linear_attn_fwd", "linear_attention/example_linear_attn_fwd.py",
+         lambda m, t, p: dict(zip(("O", "final_state"), m.ref_program(
+             d(t["Q"]), d(t["K"]), d(t["V"])))),
+         init={"O": lambda t, g: t.zero_()}, small={"H": 2}),
+    Case("layernorm_fwd", "norm/layernorm.py",
+         lambda m, t, p: {"Y": m.ref_program(d(t["X"]), d(t["gamma"]), d(t["beta"]), 1e-5)},
+         kernel="_layernorm_fwd", outputs=["Y"], small={"N": 64, "D": 1024}),
+    Case("topk", "topk/example_topk.py",
+         lambda m, t, p: dict(zip(("topk_gates", "topk_indices"),
+                                  m.ref_program(d(t["logits"]), 6))),
+         exact=("topk_indices",)),
+    Case("per_token_cast_fp8", "cast/example_per_token_cast_to_fp8.py",
+         lambda m, t, p: dict(zip(("X_fp8", "X_amax"), m.ref_program(t["X"]))),
+         overrides={"M": 2048, "N": 4096}, small={"M": 64, "N": 512},
+         tol={"X_fp8": 7e-2}),
+    Case("grouped_gemm_fwd", "grouped_gemm/example_grouped_gemm_bwd.py",
+         lambda m, t, p: {"C": _grouped_ref(t)}, kernel="grouped_gemm_fwd",
+         init={"batch_sizes": _batch_sizes, "batch_offsets": _offsets(64),
+               "batch_padded_offsets": _offsets(64)}),
+]
+
+
+def _grouped_ref(t):
+    import torch
+    a, b = d(t["A"]), d(t["B"])
+    outs = [a[o:o + n] @ b[i] for i, (o, n) in
+            enumerate(zip(t["batch_offsets"].tolist(), t["batch_sizes"].tolist()))]
+    return torch.cat(outs)
+
+
+# Symbol values for kernels with run-time shapes.
+SYMBOLS = {
+    "gemm_dynamic_mnk": lambda p: {"m": int(p["M"]), "n": int(p["N"]), "k": int(p["K"])},
+    "grouped_gemm_fwd": lambda p: {"batch_sum": 256, "batch_count": 4, "K": 256, "N": 256},
+}
+
+
+#===----------------------------------------------------------------------===#
+# Build, run, compare
+#===----------------------------------------------------------------------===#
+
+def defines_for(case, checkout, small):
+    found = call_site_defines(checkout / "examples" / case.file)
+    vals = dict(x[2:].split("=", 1) for x in found)
+    vals.update({k: str(v) for k, v in case.overrides.items()})
+    if small:
+        vals.update({k: str(v) for k, v in case.small.items()})
+    return vals
+
+
+def build(case, args, vals, work):
+    cu = work / f"{case.name}.cu"
+    cmd = [args.tilec, str(args.checkout / "examples" / case.file), f"--target={args.target}",
+           "-o", str(cu)] + [f"-D{k}={v}" for k, v in vals.items()]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if r.returncode:
+        return None, "tilec: " + (r.stderr.strip().splitlines() or ["?"])[0]
+    so = work / f"lib{case.name}.so"
+    gencode = gencode_for(args.target, 90)
+    cmd = [args.nvcc, "-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC", gencode,
+           "-I", str(ROOT / "runtime"), "-I", str(work), "-o", str(so), str(cu)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if r.returncode:
+        return None, "nvcc: " + (r.stderr.strip().splitlines() or ["?"])[0]
+    return (so, json.loads((work / f"{case.name}.json").read_text())), None
+
+
+def pick_kernel(manifest, case):
+    ks = manifest["kernels"]
+    return next((k for k in ks if k["name"] == case.kernel), ks[0]) if case.kernel else ks[0]
+
+
+def run_case(case, args, vals, built, seed):
+    import torch
+    from refs import torch_dtype
+    so, manifest = built
+    kernel = pick_kernel(manifest, case)
+    fn = getattr(ctypes.CDLL(str(so)), kernel["launcher"])
+    fn.restype = ctypes.c_int
+    symbols = SYMBOLS.get(case.name, lambda p: {})(vals)
+    g = torch.Generator(device="cuda")
+    g.manual_seed(seed)
+    bufs, roles, cargs = {}, {}, []
+    for prm in launcher_params(kernel):
+        if prm["kind"] == "symbol":
+            cargs.append(ctypes.c_int64(symbols[prm["name"]]))
+            continue
+        role = prm.get("role", "input")
+        buf = Buffer(shape_of(prm["shape"], symbols), torch_dtype(prm["dtype"]),
+                     guarded=role != "input")
+        bufs[prm["name"]], roles[prm["name"]] = buf, role
+        t = buf.tensor
+        if prm["name"] in case.init:
+            case.init[prm["name"]](t, g)
+        elif role == "output":
+            poison(t)
+        elif t.dtype.is_floating_point:
+            t.copy_(torch.randn(t.shape, generator=g, device="cuda").to(t.dtype))
+        else:
+            t.copy_(torch.randint(-100, 101, t.shape, generator=g, device="cuda").to(t.dtype))
+        cargs.append(ctypes.c_void_p(t.data_ptr()))
+    before = {n: b.tensor.clone() for n, b in bufs.items()}
+    status = fn(*cargs, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+    torch.cuda.synchronize()
+    if status != 0:
+        return [{"output": "launcher", "ok": False, "error": f"status {status}"}]
+    mod = load_example(args.checkout / "examples" / case.file) if case.load else None
+    refs = case.ref(mod, before, vals)
+    checks = []
+    for name, ref in refs.items():
+        if case.outputs and name not in case.outputs:
+            continue
+        out = bufs[name].tensor
+        exact = name in case.exact
+        tol = case.tol.get(name, {torch.float16: 1e-2, torch.bfloat16: 2e-2}.get(out.dtype, 1e-3))
+        sentinel = None if out.dtype.is_floating_point else sentinel_of(out)
+        c = compare(name, out, ref.to(out.device), exact, tol, sentinel)
+        c["canaries_ok"] = bufs[name].canaries_ok()
+        c["ok"] = c["ok"] and c["canaries_ok"]
+        checks.append(c)
+    return checks
+
+
+def sanitize(case, args, tool):
+    cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "97",
+           sys.executable, __file__, str(args.checkout), "--only", case.name, "--small",
+           "--tilec", args.tilec, "--target", args.target, "--child"]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.sanitize_timeout)
+    except subprocess.TimeoutExpired:
+        return {"tool": tool, "ok": None, "note": "timed out"}
+    tail = [l for l in (r.stdout + r.stderr).splitlines() if "ERROR SUMMARY" in l or "=========" in l]
+    return {"tool": tool, "ok": r.returncode == 0, "rc": r.returncode,
+            "summary": next((l for l in tail if "ERROR SUMMARY" in l), tail[-1] if tail else "")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("checkout", type=Path)
+    ap.add_argument("--tilec", default=os.environ.get("TILEC", str(ROOT / "build/tools/tilec/tilec")))
+    ap.add_argument("--nvcc", default=os.environ.get("NVCC", "nvcc"))
+    ap.add_argument("--target", default="sm_90")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--small", action="store_true")
+    ap.add_argument("--sanitize", default="")
+    ap.add_argument("--sanitize-timeout", type=int, default=240)
+    ap.add_argument("--child", action="store_true")
+    ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "bench/out")))
+    args = ap.parse_args()
+    cases = [c for c in CASES if not args.only or c.name in args.only.split(",")]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        # nvcc dominates: build every case at once, then run them in order.
+        plans = [(c, defines_for(c, args.checkout, args.small)) for c in cases]
+        with ThreadPoolExecutor(max(1, min(16, os.cpu_count() or 1))) as ex:
+            builds = list(ex.map(lambda cv: build(cv[0], args, cv[1], Path(tmp)), plans))
+        for (case, vals), (built, err) in zip(plans, builds):
+            row = {"case": case.name, "file": case.file, "defines": vals}
+            if err:
+                rows.append(dict(row, status="BUILD", error=err))
+                print(f"{case.name}: {err}", flush=True)
+                continue
+            try:
+                checks = [run_case(case, args, vals, built, seed) for seed in (1, 2)]
+                ok = all(c["ok"] for cs in checks for c in cs)
+                row.update(status="PASS" if ok else "FAIL", checks=checks,
+                           max_rel_err=max((c.get("rel_err") or 0) for cs in checks for c in cs))
+            except Exception as e:  # a failing case must not hide the others
+                row.update(status="ERROR", error=f"{type(e).__name__}: {e}")
+            if args.sanitize and not args.child:
+                row["sanitizer"] = [sanitize(case, args, t) for t in args.sanitize.split(",")]
+            rows.append(row)
+            print(f"{case.name}: {row['status']} {row.get('max_rel_err', row.get('error', ''))}",
+                  flush=True)
+    if args.child:
+        sys.exit(0 if all(r["status"] == "PASS" for r in rows) else 1)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    (Path(args.out) / "corpus_check.json").write_text(json.dumps(rows, indent=1, default=str))
+    print(f"\n{'case':<26} {'status':<6} {'max rel err':>11}  sanitizer / error")
+    for r in rows:
+        san = " ".join(f"{s['tool']}:{'clean' if s['ok'] else s.get('note') or s.get('summary')}"
+                       for s in r.get("sanitizer", []))
+        err = r.get("max_rel_err")
+        print(f"{r['case']:<26} {r['status']:<6} {'-' if err is None else f'{err:.2e}':>11}  "
+              f"{san or r.get('error', '')}")
+    passed = sum(r["status"] == "PASS" for r in rows)
+    print(f"\n{passed} of {len(rows)} real TileLang programs PASS ({time.strftime('%Y-%m-%d')})")
+
+
+if __name__ == "__main__":
+    main()
