@@ -65,6 +65,8 @@ llvm::StringRef nsPrefix(BuiltinNS NS) {
     return "math.";
   case BuiltinNS::Itertools:
     return "itertools.";
+  case BuiltinNS::Tir:
+    return "tvm.tir.";
   case BuiltinNS::Py:
   case BuiltinNS::Method:
     return "";
@@ -244,11 +246,8 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
 static bool isUnsupportedTileLangName(llvm::StringRef Name) {
   static const char *const Names[] = {"sync_warp",
                                       "sync_grid",
-                                      "call_extern",
-                                      "import_source",
                                       "print",
                                       "device_assert",
-                                      "reinterpret",
                                       "alloc_barrier",
                                       "alloc_tmem",
                                       "alloc_reducer",
@@ -312,8 +311,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "__sin",
                                       "__cos",
                                       "tvm_thread_allreduce",
-                                      "address_of",
-                                      "access_ptr",
                                       "ptr",
                                       "handle",
                                       "float16x2",
