@@ -230,9 +230,13 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
   A.CallRange = CallRange;
   if (!bind(*this, S, Args, A) || anyPoison(A))
     return Value::poison();
-  if (((S.Flags & NeedsKernel) && !inKernel()) ||
-      ((S.Flags & NeedsIR) && !hasIR())) {
+  if ((S.Flags & NeedsKernel) && !inKernel()) {
     error(CallRange, diag::err_tile_op_outside_kernel) << S.Name;
+    return Value::poison();
+  }
+  // Func-level builtins (T.alloc_global) must not point users into a kernel.
+  if ((S.Flags & NeedsIR) && !hasIR()) {
+    error(CallRange, diag::err_ir_op_outside_func) << S.Name;
     return Value::poison();
   }
   return S.Handler(*this, A);
