@@ -88,7 +88,13 @@ Value sema::tAccessPtr(Interp &I, BoundArgs &A) {
 static bool externArg(Interp &I, const Value &V, llvm::SMRange R, size_t Pos,
                       std::vector<ir::Value *> &Ops,
                       std::vector<unsigned> &Segments) {
-  if (auto *Addr = V.getAs<AddressObj>()) {
+  auto *Addr = V.getAs<AddressObj>();
+  BufferObj *Target = Addr ? Addr->Buf.get() : V.getAs<BufferObj>();
+  if (Target && Target->Scope == ir::Scope::Fragment) {
+    I.error(R, diag::err_call_extern_fragment) << Target->Name;
+    return false;
+  }
+  if (Addr) {
     Ops.push_back(Addr->Buf->IR);
     Ops.insert(Ops.end(), Addr->Indices.begin(), Addr->Indices.end());
     Segments.push_back(1 + Addr->Indices.size());
