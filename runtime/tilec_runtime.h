@@ -17,6 +17,8 @@
  *                        compare-and-swap loop; return the old value.
  *   warpReduceSum, warpReduceMax
  *                        butterfly reductions over a full warp.
+ *   bitcast<To, From>(x) the bits of x (converted to From) as a To of the
+ *                        same size (T.reinterpret); host and device.
  *
 \*===----------------------------------------------------------------------===*/
 #ifndef TILEC_RUNTIME_H
@@ -62,8 +64,20 @@ static inline const char *tilecGetErrorString(int Status) {
 
 #if defined(__CUDACC__) && defined(__cplusplus)
 #include <math.h>
+#include <string.h>
 
 namespace tilec {
+
+/* memcpy rather than a union or reinterpret_cast: it is the one bit cast
+ * C++ defines for every trivially copyable pair (half, bf16, fp8, ints),
+ * and nvcc turns it into a register move. */
+template <typename To, typename From>
+__host__ __device__ inline To bitcast(const From &X) {
+  static_assert(sizeof(To) == sizeof(From), "bitcast between sizes");
+  To Y;
+  memcpy(&Y, &X, sizeof(To));
+  return Y;
+}
 
 template <typename T> __host__ __device__ inline T floordiv(T A, T B) {
   T Q = A / B;

@@ -28,6 +28,32 @@ namespace {
 /// resolveLineResets once the final text is known.
 const char *const LineMarker = "@TILEC_LINE@";
 
+/// The T.import_source texts of every func, each once, in first-use order.
+std::vector<std::string> importedSources(const Operation &Module) {
+  std::vector<std::string> Out;
+  for (const Operation &Func : Module.getBody()) {
+    const Attribute *A = Func.getAttr("imports");
+    for (const std::string &S :
+         A ? A->getStringArray().value_or(std::vector<std::string>())
+           : std::vector<std::string>())
+      if (!llvm::is_contained(Out, S))
+        Out.push_back(S);
+  }
+  return Out;
+}
+
+/// Imported device code, verbatim, after the includes (it may use the
+/// CUDA types they declare) and before the kernels that call into it.
+std::string imports(const Operation &Module) {
+  std::string Out;
+  for (const std::string &S : importedSources(Module)) {
+    Out += "\n// T.import_source\n" + S;
+    if (!S.empty() && S.back() != '\n')
+      Out += '\n';
+  }
+  return Out;
+}
+
 std::string prelude(const std::set<DType> &Used, const CodeGenOptions &Opts) {
   CodeWriter W;
   W.line("// " + bannerText(Opts.BaseName + ".cu", Opts));
@@ -94,7 +120,8 @@ bool tilec::emitCUDA(const Operation &Module, const CodeGenOptions &Opts,
     Ok &= emitFunc(Plan, Opts, Diags, Used, Body);
   if (!Ok)
     return false;
-  Out.Source = resolveLineResets(prelude(Used, Opts) + Body.str());
+  Out.Source =
+      resolveLineResets(prelude(Used, Opts) + imports(Module) + Body.str());
   Out.Header = emitHeader(Plans, Opts);
   Out.Manifest = emitManifest(Plans, Opts, Diags);
   return true;

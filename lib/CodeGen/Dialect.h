@@ -23,6 +23,9 @@ struct Dialect {
   const char *GetLastError;
   const char *FuncSetAttribute;
   const char *MaxDynamicSharedAttr;
+  /// Stream-ordered allocation of the T.alloc_global workspace.
+  const char *MallocAsync;
+  const char *FreeAsync;
   const char *SyncThreads;
   /// Prefix of the warp shuffles: __shfl_xor_sync, __shfl_down_sync, ...
   const char *ShflPrefix;
@@ -40,6 +43,8 @@ inline const Dialect &cudaDialect() {
                             "cudaGetLastError",
                             "cudaFuncSetAttribute",
                             "cudaFuncAttributeMaxDynamicSharedMemorySize",
+                            "cudaMallocAsync",
+                            "cudaFreeAsync",
                             "__syncthreads",
                             "__shfl",
                             "_sync",

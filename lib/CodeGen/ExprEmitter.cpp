@@ -227,6 +227,8 @@ Expr ExprEmitter::emit(const Operation &Op) {
     return select(Op);
   case OpKind::Cast:
     return cast(Op);
+  case OpKind::Bitcast:
+    return bitcast(Op);
   case OpKind::Math:
     return math(Op);
   case OpKind::ThreadId:
@@ -238,6 +240,16 @@ Expr ExprEmitter::emit(const Operation &Op) {
   default:
     return fail(Op, diag::err_codegen_op_not_lowered, Op.getName().str());
   }
+}
+
+/// tilec::bitcast<To, From>(x): naming From converts the operand back to its
+/// IR type, since C++ arithmetic on 8- and 16-bit ints yields an int.
+Expr ExprEmitter::bitcast(const Operation &Op) {
+  DType From = Op.getOperand(0)->getType().getDType();
+  DType To = Op.getResult()->getType().getDType();
+  return call(fmt::format("tilec::bitcast<{}, {}>", typeName(To, Op),
+                          typeName(From, Op)),
+              {get(Op.getOperand(0))});
 }
 
 Expr ExprEmitter::literal(const Operation &Const) {

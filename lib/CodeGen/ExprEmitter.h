@@ -111,6 +111,7 @@ private:
   Expr compare(const ir::Operation &Op);
   Expr select(const ir::Operation &Op);
   Expr cast(const ir::Operation &Op);
+  Expr bitcast(const ir::Operation &Op);
   Expr math(const ir::Operation &Op);
   Expr threadId(const ir::Operation &Op);
   std::string flatIndex(const ir::Type &Buffer,

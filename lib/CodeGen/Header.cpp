@@ -60,6 +60,12 @@ void emitPrototype(const FuncPlan &Plan, CodeWriter &W) {
   }
   for (const std::string &Assume : Plan.Assumes)
     W.line(" *   requires " + Assume);
+  std::vector<Workspace> WS = workspaces(Plan);
+  if (!WS.empty())
+    W.line(fmt::format(" * Allocates a workspace of {} bytes on `stream` "
+                       "(cudaMallocAsync; TILEC_ERROR_OUT_OF_MEMORY when "
+                       "that fails) and frees it after the last kernel.",
+                       workspaceBytes(Plan)));
   W.line(" * Returns TILEC_SUCCESS or a tilecStatus error code. */");
   W.line(launcherPrototype(Plan) + ";");
 }

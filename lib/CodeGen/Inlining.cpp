@@ -9,7 +9,8 @@ using namespace tilec::ir;
 bool codegen::isPureOp(const Operation &Op) {
   return isBinaryOp(Op.getKind()) || isUnaryOp(Op.getKind()) ||
          Op.is(OpKind::Const) || Op.is(OpKind::Cmp) || Op.is(OpKind::Select) ||
-         Op.is(OpKind::Cast) || Op.is(OpKind::Math) || Op.is(OpKind::ThreadId);
+         Op.is(OpKind::Cast) || Op.is(OpKind::Bitcast) || Op.is(OpKind::Math) ||
+         Op.is(OpKind::ThreadId);
 }
 
 namespace {
@@ -26,6 +27,7 @@ bool hasSideEffects(const Operation &Op) {
   case OpKind::Atomic:
   case OpKind::Barrier:
   case OpKind::Shfl:
+  case OpKind::CallExtern:
   case OpKind::Break:
   case OpKind::Continue:
     return true;

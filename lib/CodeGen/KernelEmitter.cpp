@@ -124,6 +124,7 @@ private:
   /// `&buf[i]` of an operand group.
   std::string address(const Operation &Op, unsigned G);
   void emitAtomic(const Operation &Op);
+  void emitCallExtern(const Operation &Op);
   void emitShfl(const Operation &Op);
   void emitFor(const Operation &Op);
   void emitIf(const Operation &Op);
@@ -238,6 +239,8 @@ void KernelEmitter::emitOp(const Operation &Op) {
     return emitAtomic(Op);
   case OpKind::Shfl:
     return emitShfl(Op);
+  case OpKind::CallExtern:
+    return emitCallExtern(Op);
   case OpKind::Barrier:
     return W.line(std::string(cudaDialect().SyncThreads) + "();");
   case OpKind::CpAsync:
@@ -264,6 +267,30 @@ void KernelEmitter::emitOp(const Operation &Op) {
   default:
     E.fail(Op, diag::err_codegen_op_not_lowered, Op.getName().str());
   }
+}
+
+/// `f(a, &buf[i], buf)`: scalars by value, buffer groups by address. A call
+/// whose result is unused is a statement, as TVM emits it: TileLang code
+/// gives plugins returning void a dtype (T.call_extern(..., dtype=T)).
+void KernelEmitter::emitCallExtern(const Operation &Op) {
+  std::vector<Expr> Args;
+  for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
+    llvm::ArrayRef<Value *> Group = Op.getGroup(G);
+    const Type &T = Group[0]->getType();
+    if (!T.isBuffer())
+      Args.push_back(E.get(Group[0]));
+    else if (Group.size() == 1 && T.getScope() != Scope::Var)
+      Args.push_back(E.get(Group[0]));
+    else if (Group.size() == 1)
+      Args.push_back({"&" + E.get(Group[0]).Text, PrecUnary});
+    else
+      Args.push_back(
+          {"&" + operand(E.element(Op, Group), PrecUnary), PrecUnary});
+  }
+  Expr Call = call(*Op.getStringAttr("callee"), Args);
+  if (Op.getNumResults() == 0 || Op.getResult()->use_empty())
+    return W.line(Call.Text + ";");
+  declare(Op.getResult(), Call, Op);
 }
 
 //===----------------------------------------------------------------------===//

@@ -33,11 +33,13 @@ bool isTileOp(const Operation &Op) {
   }
 }
 
-/// Scalar ops the launcher can evaluate on the host.
+/// Scalar ops the launcher can evaluate on the host, and the workspaces it
+/// allocates.
 bool isHostOp(const Operation &Op) {
   return isBinaryOp(Op.getKind()) || isUnaryOp(Op.getKind()) ||
          Op.is(OpKind::Const) || Op.is(OpKind::Cmp) || Op.is(OpKind::Select) ||
-         Op.is(OpKind::Cast) || Op.is(OpKind::Math) || Op.is(OpKind::Kernel);
+         Op.is(OpKind::Cast) || Op.is(OpKind::Math) || Op.is(OpKind::Kernel) ||
+         isWorkspace(Op);
 }
 
 std::string valueName(const Value *V) {
@@ -144,6 +146,16 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
     return Mark(Op.getGroup(1)[0], false, true, 0);
   case OpKind::Atomic:
     return Mark(Op.getOperand(0), true, true, 0);
+  case OpKind::CallExtern:
+    // The callee may read and write through any address it gets, and
+    // plugins reinterpret register arrays as uint4: align those.
+    for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
+      const Value *Buf = Op.getGroup(G)[0];
+      if (Buf->getType().isBuffer())
+        Mark(Buf, true, true,
+             Buf->getType().getScope() == Scope::Local ? 16 : 0);
+    }
+    return;
   case OpKind::VCopy: {
     // A converting vcopy has a different width on each side.
     auto Bytes = [&](unsigned G) {
@@ -306,14 +318,13 @@ bool planKernel(const FuncPlan &Plan, KernelPlan &K, const Target &Tgt,
 }
 
 void mergeAccess(FuncPlan &Plan, const KernelPlan &K) {
-  for (const Value *V : Plan.ParamArgs) {
-    auto It = K.Access.find(V);
-    if (It == K.Access.end())
+  for (const auto &[V, Access] : K.Access) {
+    if (V->getType().getScope() != Scope::Global)
       continue;
     BufferAccess &A = Plan.Access[V];
-    A.Read |= It->second.Read;
-    A.Written |= It->second.Written;
-    A.VectorBytes = std::max(A.VectorBytes, It->second.VectorBytes);
+    A.Read |= Access.Read;
+    A.Written |= Access.Written;
+    A.VectorBytes = std::max(A.VectorBytes, Access.VectorBytes);
   }
 }
 
@@ -334,6 +345,11 @@ void planSignature(const Operation &Func, FuncPlan &Plan) {
 }
 
 } // namespace
+
+bool codegen::isWorkspace(const Operation &Op) {
+  return Op.is(OpKind::Alloc) &&
+         Op.getResult()->getType().getScope() == Scope::Global;
+}
 
 const Value *FuncPlan::symbolArg(StringRef Name) const {
   for (size_t I = 0; I != Symbols.size(); ++I)

@@ -78,6 +78,10 @@ struct FuncPlan {
   bool isOutput(unsigned ParamIndex) const;
 };
 
+/// A func-level `alloc` of a global buffer (T.alloc_global): a workspace
+/// the launcher allocates.
+bool isWorkspace(const ir::Operation &Op);
+
 /// Fills \p Plan for \p Func. Returns false after reporting errors.
 bool planFunc(const ir::Operation &Func, const CodeGenOptions &Opts,
               FuncPlan &Plan, DiagnosticEngine &Diags);

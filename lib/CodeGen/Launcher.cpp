@@ -7,6 +7,7 @@
 #include "KernelEmitter.h"
 #include "NameTable.h"
 #include "tilec/IR/ConstantMatch.h"
+#include <cctype>
 #include <fmt/format.h>
 #include <map>
 
@@ -63,14 +64,20 @@ public:
     W.open("extern \"C\" " + launcherPrototype(Plan));
     emitChecks();
     // Host values are pure scalar ops: computing all of them first lets
-    // every grid be checked before the first kernel is launched.
+    // every grid be checked before the first kernel is launched, and before
+    // the workspace is allocated (so no check has anything to free).
     for (const Operation &Op : Plan.Func->getBody())
-      if (!Op.is(OpKind::Kernel))
+      if (!Op.is(OpKind::Kernel) && !isWorkspace(Op))
         emitHostValue(Op);
     for (const KernelPlan &K : Plan.Kernels)
       emitGridChecks(K);
+    emitWorkspace();
     for (const KernelPlan &K : Plan.Kernels)
       emitLaunch(K);
+    if (!WorkspacePtr.empty())
+      W.line(fmt::format("if ({}({}, stream) != {}) {}", D.FreeAsync,
+                         WorkspacePtr, D.Success,
+                         "return TILEC_ERROR_LAUNCH_FAILED;"));
     W.line("return TILEC_SUCCESS;");
     W.close();
     return !E.failed();
@@ -78,6 +85,14 @@ public:
 
 private:
   void emitChecks();
+  void emitWorkspace();
+  /// `return Status;`, freeing the workspace first when there is one.
+  std::string fail(const char *Status) const {
+    if (WorkspacePtr.empty())
+      return fmt::format("return {};", Status);
+    return fmt::format("{{ {}({}, stream); return {}; }}", D.FreeAsync,
+                       WorkspacePtr, Status);
+  }
   void emitHostValue(const Operation &Op);
   void emitGridChecks(const KernelPlan &K);
   void emitLaunch(const KernelPlan &K);
@@ -93,6 +108,9 @@ private:
   std::map<const Operation *, std::vector<std::string>> Grids;
   /// The checked variable of a grid extent, per value and limit.
   std::map<std::pair<const Value *, std::string>, std::string> Checked;
+  const Dialect &D = cudaDialect();
+  /// Name of the workspace pointer; empty when the func has none.
+  std::string WorkspacePtr;
 };
 
 void LauncherEmitter::emitChecks() {
@@ -131,18 +149,46 @@ void LauncherEmitter::emitHostValue(const Operation &Op) {
   E.bind(V, {Name, PrecPostfix});
 }
 
+/// One cudaMallocAsync on the launch stream for every T.alloc_global buffer
+/// of the func, after the argument checks so that a rejected call
+/// allocates nothing; stream order makes it safe to free right after the
+/// last launch.
+void LauncherEmitter::emitWorkspace() {
+  std::vector<Workspace> WS = workspaces(Plan);
+  if (WS.empty())
+    return;
+  std::string Total = Names.get("workspace_bytes");
+  W.line(fmt::format("size_t {} = 0;", Total));
+  std::vector<std::string> Offsets;
+  for (const Workspace &B : WS) {
+    Offsets.push_back(Names.get(B.Name + "_offset"));
+    W.line(fmt::format("const size_t {} = {};", Offsets.back(), Total));
+    W.line(fmt::format("{} += {};", Total, B.Bytes));
+  }
+  std::string Base = Names.get("workspace");
+  W.line(fmt::format("unsigned char *{} = NULL;", Base));
+  W.line(fmt::format("if ({}((void **)&{}, {}, stream) != {})", D.MallocAsync,
+                     Base, Total, D.Success));
+  W.line("  return TILEC_ERROR_OUT_OF_MEMORY;");
+  WorkspacePtr = Base;
+  for (size_t I = 0; I != WS.size(); ++I) {
+    std::string Name = Names.get(WS[I].Name);
+    W.line(fmt::format("void *const {} = {} + {};", Name, Base, Offsets[I]));
+    E.bind(WS[I].V, {Name, PrecPostfix});
+  }
+}
+
 /// cudaFuncSetAttribute once per device (bit D of a static mask; devices
 /// past 63 set it on every call).
 void LauncherEmitter::emitSharedMemoryLimit(const KernelPlan &K) {
-  const Dialect &D = cudaDialect();
   W.line("static unsigned long long configured_devices = 0;");
   W.line("int device = 0;");
-  W.line("if (cudaGetDevice(&device) != cudaSuccess) "
-         "return TILEC_ERROR_LAUNCH_FAILED;");
+  W.line("if (cudaGetDevice(&device) != cudaSuccess) " +
+         fail("TILEC_ERROR_LAUNCH_FAILED"));
   W.open("if (device >= 64 || !(configured_devices >> device & 1ull))");
   W.line(fmt::format("if ({}({}, {}, {}) != {})", D.FuncSetAttribute, K.Entry,
                      D.MaxDynamicSharedAttr, K.SharedBytes, D.Success));
-  W.line("  return TILEC_ERROR_UNSUPPORTED;");
+  W.line("  " + fail("TILEC_ERROR_UNSUPPORTED"));
   W.line("if (device < 64)");
   W.line("  configured_devices |= 1ull << device;");
   W.close();
@@ -195,7 +241,7 @@ void LauncherEmitter::emitLaunch(const KernelPlan &K) {
                      K.Threads[2], K.SharedBytes, fmt::join(Params, ", ")));
   W.line(fmt::format("if ({}() != {})", cudaDialect().GetLastError,
                      cudaDialect().Success));
-  W.line("  return TILEC_ERROR_LAUNCH_FAILED;");
+  W.line("  " + fail("TILEC_ERROR_LAUNCH_FAILED"));
   W.close();
 }
 
@@ -219,6 +265,54 @@ std::vector<LauncherArg> codegen::launcherArgs(const FuncPlan &Plan) {
   return Args;
 }
 
+/// Bytes of a buffer of type \p T rounded up to 256 (the alignment of each
+/// workspace buffer, as cudaMalloc gives): ceil(bits / 2048) * 256.
+static std::string workspaceBytesOf(const Type &T, const FuncPlan &Plan,
+                                    const std::vector<LauncherArg> &Args) {
+  int64_t Static = bitWidth(T.getDType());
+  std::string Symbolic;
+  for (const Dim &D : T.getDims()) {
+    if (D.isStatic()) {
+      Static *= D.getValue();
+      continue;
+    }
+    const Value *Arg = Plan.symbolArg(D.getSymbol());
+    auto It =
+        llvm::find_if(Args, [&](const LauncherArg &A) { return A.V == Arg; });
+    Symbolic += "(size_t)" + It->Name + " * ";
+  }
+  if (Symbolic.empty())
+    return std::to_string((Static + 2047) / 2048 * 256);
+  return fmt::format("({}{} + 2047) / 2048 * 256", Symbolic, Static);
+}
+
+std::vector<Workspace> codegen::workspaces(const FuncPlan &Plan) {
+  std::vector<LauncherArg> Args = launcherArgs(Plan);
+  std::vector<Workspace> Out;
+  for (const Operation &Op : Plan.Func->getBody())
+    if (isWorkspace(Op)) {
+      const Value *V = Op.getResult();
+      std::string Name = V->getNameHint().empty() ? "workspace_buffer"
+                                                  : V->getNameHint().str();
+      Out.push_back({V, Name, workspaceBytesOf(V->getType(), Plan, Args)});
+    }
+  return Out;
+}
+
+std::string codegen::workspaceBytes(const FuncPlan &Plan) {
+  std::vector<std::string> Parts;
+  int64_t Static = 0;
+  for (const Workspace &B : workspaces(Plan)) {
+    if (llvm::all_of(B.Bytes, [](char C) { return std::isdigit(C); }))
+      Static += std::stoll(B.Bytes);
+    else
+      Parts.push_back(B.Bytes);
+  }
+  if (Static || Parts.empty())
+    Parts.push_back(std::to_string(Static));
+  return fmt::format("{}", fmt::join(Parts, " + "));
+}
+
 std::string codegen::launcherPrototype(const FuncPlan &Plan) {
   std::vector<std::string> Parts;
   for (const LauncherArg &A : launcherArgs(Plan))
@@ -237,7 +331,7 @@ std::vector<std::string> codegen::gridExpressions(const FuncPlan &Plan,
   for (const Operation &Op : Plan.Func->getBody()) {
     if (&Op == K.Op)
       break;
-    if (!Op.is(OpKind::Kernel))
+    if (!Op.is(OpKind::Kernel) && !isWorkspace(Op))
       E.bind(Op.getResult(), E.emit(Op));
   }
   std::vector<std::string> Grid(3, "1");

@@ -13,7 +13,10 @@
 // `assumes` hold, computes the func-level scalars (grid sizes) on the host,
 // raises the dynamic shared memory limit when a kernel needs more than
 // 48 KiB (once per device), launches the kernels in order and checks
-// cudaGetLastError. It returns a tilecStatus and never exits.
+// cudaGetLastError. It returns a tilecStatus and never exits. A func with
+// T.alloc_global buffers gets one stream-ordered allocation for all of them
+// (cudaMallocAsync after the checks, each buffer 256-byte aligned, freed
+// with cudaFreeAsync after the last kernel or on any error).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_LIB_CODEGEN_LAUNCHER_H
@@ -35,6 +38,19 @@ struct LauncherArg {
 
 /// The launcher arguments of \p Plan in order, without the stream.
 std::vector<LauncherArg> launcherArgs(const FuncPlan &Plan);
+/// One T.alloc_global buffer of a func, in allocation order.
+struct Workspace {
+  const ir::Value *V;
+  std::string Name;
+  /// Size rounded up to 256 bytes: a decimal literal, or a size_t C
+  /// expression over the symbol arguments.
+  std::string Bytes;
+};
+
+std::vector<Workspace> workspaces(const FuncPlan &Plan);
+/// The total workspace size of \p Plan as a C expression ("0" when none).
+std::string workspaceBytes(const FuncPlan &Plan);
+
 /// "int gemm(void *A, ..., cudaStream_t stream)".
 std::string launcherPrototype(const FuncPlan &Plan);
 

@@ -42,6 +42,13 @@ Json paramJson(const FuncPlan &Plan, const LauncherArg &A, unsigned I) {
   return P;
 }
 
+/// A byte count: a JSON integer when static, else the C expression.
+Json workspaceJson(const std::string &Bytes) {
+  if (llvm::all_of(Bytes, [](char C) { return C >= '0' && C <= '9'; }))
+    return Json(std::stoll(Bytes));
+  return Json(Bytes);
+}
+
 Json launchJson(const KernelPlan &K, const std::vector<std::string> &Grid) {
   Json L;
   L["entry"] = K.Entry;
@@ -64,6 +71,17 @@ Json funcJson(const FuncPlan &Plan, DiagnosticEngine &Diags) {
   for (const KernelPlan &K : Plan.Kernels)
     F["launches"].push_back(launchJson(K, gridExpressions(Plan, K, Diags)));
   F["assumes"] = Plan.Assumes;
+  std::vector<Workspace> WS = workspaces(Plan);
+  if (WS.empty())
+    return F;
+  F["workspace_bytes"] = workspaceJson(workspaceBytes(Plan));
+  F["workspaces"] = Json::array();
+  for (const Workspace &B : WS)
+    F["workspaces"].push_back(
+        {{"name", B.Name},
+         {"dtype", tileLangName(B.V->getType().getDType()).str()},
+         {"shape", shapeJson(B.V->getType())},
+         {"bytes", workspaceJson(B.Bytes)}});
   return F;
 }
 

@@ -243,6 +243,10 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkSelect(Op);
   case OpKind::Cast:
     return checkCast(Op);
+  case OpKind::Bitcast:
+    return checkBitcast(Op);
+  case OpKind::CallExtern:
+    return checkCallExtern(Op);
   case OpKind::Math:
     return checkMath(Op);
   case OpKind::ThreadId:
@@ -459,6 +463,44 @@ bool Verifier::checkCast(const Operation &Op) {
   return checkScalarOperand(Op, 0, "operand");
 }
 
+/// Same-width reinterpretation of the bits (T.reinterpret).
+bool Verifier::checkBitcast(const Operation &Op) {
+  if (!checkCast(Op))
+    return false;
+  DType From = Op.getOperand(0)->getType().getDType();
+  DType To = Op.getResult()->getType().getDType();
+  if (bitWidth(From) != bitWidth(To) || From == DType::Bool ||
+      To == DType::Bool)
+    return fail(Op, "cannot reinterpret " + irName(From) + " as " + irName(To) +
+                        " (the bit widths differ)");
+  return true;
+}
+
+/// `call_extern %a, %buf[%i..], %buf {callee = "f"} [: T]`: a scalar group
+/// is passed by value, a buffer group by address (its element, or its start
+/// without indices).
+bool Verifier::checkCallExtern(const Operation &Op) {
+  if (!requireAttr(Op, "callee", Attribute::Kind::String, "a string") ||
+      !checkInKernel(Op))
+    return false;
+  if (Op.getNumResults() > 1)
+    return fail(Op, "has at most one result, got " +
+                        llvm::Twine(Op.getNumResults()));
+  if (Op.getNumResults() == 1 && !Op.getResult()->getType().isScalar())
+    return fail(Op, "result must be a scalar, got " +
+                        Op.getResult()->getType().str());
+  for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
+    bool Buffer = Op.getGroup(G)[0]->getType().isBuffer();
+    if (Buffer && !checkAccess(Op, G, true, "argument #" + llvm::Twine(G)))
+      return false;
+    if (!Buffer && Op.getGroup(G).size() != 1)
+      return fail(Op, "argument #" + llvm::Twine(G) +
+                          " is indexed but is "
+                          "not a buffer");
+  }
+  return true;
+}
+
 bool Verifier::checkMath(const Operation &Op) {
   if (!requireAttr(Op, "fn", Attribute::Kind::String, "a string"))
     return false;
@@ -490,8 +532,13 @@ bool Verifier::checkAlloc(const Operation &Op) {
   const Type &T = Op.getResult()->getType();
   if (!T.isBuffer())
     return fail(Op, "result must be a buffer, got " + T.str());
-  if (T.getScope() == Scope::Global)
-    return fail(Op, "cannot allocate a global buffer");
+  // A global workspace (T.alloc_global) is allocated by the launcher, so it
+  // lives at func level; its dims may use the func's symbols.
+  if (T.getScope() == Scope::Global) {
+    if (!Op.getParentOp() || !Op.getParentOp()->is(OpKind::Func))
+      return fail(Op, "a global buffer must be allocated directly in a 'func'");
+    return true;
+  }
   if (!T.hasStaticShape())
     return fail(Op, "buffer shape must be static, got " + T.str());
   return true;

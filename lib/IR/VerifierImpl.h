@@ -60,6 +60,8 @@ private:
   bool checkCmp(const Operation &Op);
   bool checkSelect(const Operation &Op);
   bool checkCast(const Operation &Op);
+  bool checkBitcast(const Operation &Op);
+  bool checkCallExtern(const Operation &Op);
   bool checkMath(const Operation &Op);
   bool checkThreadId(const Operation &Op);
   bool checkAlloc(const Operation &Op);

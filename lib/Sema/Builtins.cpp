@@ -65,6 +65,8 @@ llvm::StringRef nsPrefix(BuiltinNS NS) {
     return "math.";
   case BuiltinNS::Itertools:
     return "itertools.";
+  case BuiltinNS::Tir:
+    return "tvm.tir.";
   case BuiltinNS::Py:
   case BuiltinNS::Method:
     return "";
@@ -228,9 +230,13 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
   A.CallRange = CallRange;
   if (!bind(*this, S, Args, A) || anyPoison(A))
     return Value::poison();
-  if (((S.Flags & NeedsKernel) && !inKernel()) ||
-      ((S.Flags & NeedsIR) && !hasIR())) {
+  if ((S.Flags & NeedsKernel) && !inKernel()) {
     error(CallRange, diag::err_tile_op_outside_kernel) << S.Name;
+    return Value::poison();
+  }
+  // Func-level builtins (T.alloc_global) must not point users into a kernel.
+  if ((S.Flags & NeedsIR) && !hasIR()) {
+    error(CallRange, diag::err_ir_op_outside_func) << S.Name;
     return Value::poison();
   }
   return S.Handler(*this, A);
@@ -244,11 +250,8 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
 static bool isUnsupportedTileLangName(llvm::StringRef Name) {
   static const char *const Names[] = {"sync_warp",
                                       "sync_grid",
-                                      "call_extern",
-                                      "import_source",
                                       "print",
                                       "device_assert",
-                                      "reinterpret",
                                       "alloc_barrier",
                                       "alloc_tmem",
                                       "alloc_reducer",
@@ -312,8 +315,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "__sin",
                                       "__cos",
                                       "tvm_thread_allreduce",
-                                      "address_of",
-                                      "access_ptr",
                                       "ptr",
                                       "handle",
                                       "float16x2",

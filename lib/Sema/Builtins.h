@@ -18,7 +18,7 @@
 namespace tilec {
 namespace sema {
 
-enum class BuiltinNS { Py, Method, Math, TL, Layout, T, Itertools };
+enum class BuiltinNS { Py, Method, Math, TL, Layout, T, Itertools, Tir };
 
 enum BuiltinFlags : unsigned { NeedsKernel = 1, NeedsIR = 2 };
 

@@ -358,6 +358,21 @@ static Value valueAttribute(Interp &I, const Value &Base, llvm::StringRef Attr,
   return Value::poison();
 }
 
+/// `tvm.tir` / `tvm.tirx` functions that mean the same as their T.
+/// namesakes (same argument conventions); anything else stays opaque.
+static Value opaqueMember(llvm::StringRef Path, llvm::StringRef Attr) {
+  bool Tir = Path == "tvm.tir" || Path == "tvm.tirx";
+  if (Tir)
+    if (auto ID = findBuiltin(BuiltinNS::Tir, Attr))
+      return makeBuiltin(*ID);
+  if (Tir && (Attr == "reinterpret" || Attr == "call_extern"))
+    return makeBuiltin(*findBuiltin(BuiltinNS::T, Attr));
+  if (Tir && Attr == "Cast")
+    return makeBuiltin(BuiltinID::TCastTIR);
+  return Value::object(
+      std::make_shared<OpaqueObj>(Path.str() + "." + Attr.str()));
+}
+
 Value Interp::getAttribute(const Value &Base, llvm::StringRef Attr,
                            llvm::SMRange BaseRange, llvm::SMRange AttrRange) {
   if (Base.isPoison())
@@ -365,8 +380,7 @@ Value Interp::getAttribute(const Value &Base, llvm::StringRef Attr,
   if (auto *NS = Base.getAs<NamespaceObj>())
     return namespaceMember(*NS, Attr, AttrRange);
   if (auto *O = Base.getAs<OpaqueObj>())
-    return Value::object(
-        std::make_shared<OpaqueObj>(O->Path + "." + Attr.str()));
+    return opaqueMember(O->Path, Attr);
   Value V = valueAttribute(*this, Base, Attr, BaseRange);
   if (V.isPoison() && !Aborting)
     error(AttrRange, diag::err_unknown_attribute)

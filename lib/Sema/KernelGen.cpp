@@ -594,11 +594,34 @@ Value sema::tAllocShared(Interp &I, BoundArgs &A) { return allocTile(I, A); }
 Value sema::tAllocFragment(Interp &I, BoundArgs &A) { return allocTile(I, A); }
 Value sema::tAllocLocal(Interp &I, BoundArgs &A) { return allocTile(I, A); }
 
-/// Global workspaces need a host-side allocation the IR cannot express yet.
+/// True when the func declares symbol \p Name (some parameter uses it).
+static bool funcHasSymbol(Interp &I, llvm::StringRef Name) {
+  const ir::Attribute *Syms = I.CurFunc->Func->getAttr("symbols");
+  auto List = Syms ? Syms->getStringArray() : std::nullopt;
+  return List && llvm::is_contained(*List, Name);
+}
+
+/// T.alloc_global(shape, dtype): a workspace in global memory that the
+/// launcher allocates (stream-ordered) before the func's first kernel and
+/// frees after its last, so it is visible to every kernel of the func.
 Value sema::tAllocGlobal(Interp &I, BoundArgs &A) {
-  I.error(A.CallRange, diag::err_feature_unsupported)
-      << "T.alloc_global (a global workspace buffer)";
-  return Value::poison();
+  if (I.inKernel()) {
+    I.error(A.CallRange, diag::err_alloc_global_in_kernel);
+    return Value::poison();
+  }
+  std::string What = pendingBufferName(I);
+  auto Dims =
+      I.shapeOf(A[0], A.range(0), What, /*AllowSymbols=*/true, "global");
+  auto T = I.dtypeOf(A[1], A.range(1), "dtype");
+  if (!Dims || !T)
+    return Value::poison();
+  for (const ir::Dim &D : *Dims)
+    if (D.isSymbolic() && !funcHasSymbol(I, D.getSymbol())) {
+      I.error(A.range(0), diag::err_alloc_global_symbol)
+          << What << D.getSymbol().str();
+      return Value::poison();
+    }
+  return allocBuffer(I, ir::Scope::Global, *Dims, *T, A.CallRange);
 }
 
 Value sema::tAllocVar(Interp &I, BoundArgs &A) {

@@ -141,6 +141,9 @@ static std::string objectTypeName(const Object &O) {
     return "T.Kernel";
   case Object::Kind::Layout:
     return "layout";
+  case Object::Kind::Address:
+    return "address of a " +
+           tileLangName(llvm::cast<AddressObj>(O).Buf->Ty).str() + " element";
   case Object::Kind::Stale:
     return "stale name";
   }

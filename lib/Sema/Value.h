@@ -149,6 +149,7 @@ public:
     Loop,
     KernelSpec,
     Layout,
+    Address,
     Stale
   };
   explicit Object(Kind K) : K(K) {}
@@ -278,6 +279,17 @@ public:
   std::vector<IndexItem> Indices;
   llvm::SMRange Range;
   bool hasSlice() const;
+};
+
+/// T.address_of(buf[i]) / T.access_ptr(buf, ...): the address of an element
+/// (or of the start, without indices), only usable as an argument of
+/// T.call_extern.
+class AddressObj : public Object {
+public:
+  AddressObj() : Object(Kind::Address) {}
+  TILEC_SEMA_OBJECT(Address)
+  std::shared_ptr<BufferObj> Buf;
+  std::vector<ir::Value *> Indices; ///< Empty: the buffer's start.
 };
 
 /// T.Tensor(shape, dtype) / T.Buffer(shape, dtype): a parameter type.

@@ -17,7 +17,7 @@ bool isPure(const Operation &Op) {
   OpKind K = Op.getKind();
   return isBinaryOp(K) || isUnaryOp(K) || K == OpKind::Const ||
          K == OpKind::Cmp || K == OpKind::Select || K == OpKind::Cast ||
-         K == OpKind::Math || K == OpKind::ThreadId;
+         K == OpKind::Bitcast || K == OpKind::Math || K == OpKind::ThreadId;
 }
 
 /// Pure and also free to delete when unused (loads and allocations read or

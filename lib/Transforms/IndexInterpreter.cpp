@@ -65,7 +65,8 @@ std::optional<int64_t> IndexInterpreter::evalUncached(const Value *V,
     return Ids[Dim];
   }
   if (Def->getNumRegions() != 0 || Def->is(OpKind::Load) ||
-      Def->is(OpKind::Shfl) || Def->is(OpKind::Math))
+      Def->is(OpKind::Shfl) || Def->is(OpKind::Math) ||
+      Def->is(OpKind::CallExtern) || Def->is(OpKind::Bitcast))
     return std::nullopt;
   llvm::SmallVector<int64_t, 3> Args;
   for (Value *Operand : Def->getOperands()) {

@@ -231,6 +231,7 @@ bool ThreadOwnership::collectRanges(const Value *V, std::vector<Range> &Ranges,
   Operation *Def = V->getDefiningOp();
   if (!Def || Def->getNumRegions() != 0 || Def->is(OpKind::Load) ||
       Def->is(OpKind::Shfl) || Def->is(OpKind::Math) ||
+      Def->is(OpKind::CallExtern) || Def->is(OpKind::Bitcast) ||
       !V->getType().isScalar() || V->getType().isFloat())
     return false;
   for (Value *Operand : Def->getOperands())

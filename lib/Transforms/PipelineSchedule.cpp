@@ -14,7 +14,7 @@ bool tilec::isPureScalarOp(const Operation &Op) {
   OpKind K = Op.getKind();
   return isBinaryOp(K) || isUnaryOp(K) || K == OpKind::Const ||
          K == OpKind::Cmp || K == OpKind::Select || K == OpKind::Cast ||
-         K == OpKind::Math || K == OpKind::ThreadId;
+         K == OpKind::Bitcast || K == OpKind::Math || K == OpKind::ThreadId;
 }
 
 bool tilec::groupIsWritten(const Operation &Op, unsigned G) {
