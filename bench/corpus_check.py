@@ -205,9 +205,9 @@ def _topk_indices(t, g):
     t.copy_(idx.view(t.shape).to(t.dtype))
 
 
-def _cu_seqlens(t, g):
+def _mask(t, g):
     import torch
-    t.copy_(torch.randint(0, 64, t.shape, device=t.device, dtype=t.dtype))
+    t.copy_(torch.randint(0, 2, t.shape, generator=g, device=t.device).to(t.dtype))
 
 
 # The fp8 examples pick their dtype through a host helper (determine_fp8_type):
@@ -290,6 +290,17 @@ CASES = [
          lambda m, t, p: _gemm(t, p, trans_b=True),
          overrides=dict(_FP8_GEMM, dtype="float8_e4m3"), small={"M": 256, "N": 256, "K": 256},
          tol={"C": 7e-2}),
+    Case("flash_decoding_split", "flash_decoding/example_gqa_decode.py",
+         lambda m, t, p: {"Output": m.ref_program(d(t["Q"]), d(t["K"]), d(t["V"]), t["mask"])},
+         overrides={"batch": 4, "heads": 64, "groups": 1, "seqlen_kv": 4096, "dim": 128,
+                    "block_N": 128, "block_H": 64, "num_split": 4, "num_stages": 2,
+                    "threads": 128},
+         init={"mask": _mask}, small={"batch": 1, "seqlen_kv": 512}),
+    Case("mla_decode_split", "deepseek_mla/example_mla_decode.py",
+         lambda m, t, p: {"Output": m.ref_program(d(t["Q"]), d(t["Q_pe"]), d(t["KV"]),
+                                                  d(t["K_pe"]))},
+         overrides={"batch": 4, "seqlen_kv": 1024, "block_N": 32, "block_H": 32, "num_split": 4},
+         small={"batch": 1, "seqlen_kv": 256}),
     Case("grouped_gemm_fwd", "grouped_gemm/example_grouped_gemm_bwd.py",
          lambda m, t, p: {"C": _grouped_ref(t)}, kernel="grouped_gemm_fwd",
          init={"batch_sizes": _batch_sizes, "batch_offsets": _offsets(64),
