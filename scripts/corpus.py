@@ -98,6 +98,7 @@ class _Resolver:
         self.argparse = _argparse_defaults(tree)
         self.funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
         self.depth = 0
+        self.steps = 0
 
     def _bind_block(self, body):
         """Module-level assignments, those under `if __name__ == ...` too."""
@@ -115,11 +116,19 @@ class _Resolver:
                 and len(target.elts) == len(value.elts):
             for t, v in zip(target.elts, value.elts):
                 _Resolver._bind(env, t, v)
+        elif isinstance(target, ast.Tuple):
+            # `b, s, h, d = q.shape`, `cfg, sm = get_config()`: element i of
+            # the value, resolved when used.
+            for i, t in enumerate(target.elts):
+                _Resolver._bind(env, t, ast.Subscript(value=value, slice=ast.Constant(i)))
 
     def eval(self, node, env, func):
         self.depth += 1
+        # Resolution tries several sources per name: bound the depth and the
+        # total work so a file's host code cannot make it exponential.
+        self.steps += 1
         try:
-            if self.depth > 40:
+            if self.depth > 24 or self.steps > 50000:
                 raise _Unresolved()
             return self._eval(node, env, func)
         finally:
@@ -140,20 +149,84 @@ class _Resolver:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and node.func.id in _PURE_CALLS and not node.keywords:
             return _PURE_CALLS[node.func.id](*[self.eval(a, env, func) for a in node.args])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "dict" and not node.args:
+            return {kw.arg: self.eval(kw.value, env, func) for kw in node.keywords}
+        if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+            return {self.eval(k, env, func): self.eval(v, env, func)
+                    for k, v in zip(node.keys, node.values)}
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return tuple(self.eval(e, env, func) for e in node.elts)
+        if isinstance(node, ast.Subscript):
+            return self._subscript(node, env, func)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in self.funcs:
+            return self._run(self.funcs[node.func.id], node, env, func)
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id in ("T", "torch", "tl"):
                 return node.attr
             if isinstance(node.value, ast.Name) and node.attr in self.argparse:
                 return self.eval(self.argparse[node.attr], {}, None)
         if isinstance(node, ast.Name):
-            if node.id in env:
-                return self.eval(env[node.id], {}, None) if env is self.module \
-                    else self.eval(env[node.id], env, func)
-            if func is not None:
-                return self._param(node.id, func)
-            if node.id in self.module:
-                return self.eval(self.module[node.id], self.module, None)
+            return self._name(node.id, env, func)
         raise _Unresolved()
+
+    def _name(self, name, env, func):
+        """A local binding, else a parameter, else a module constant: the
+        first of them that resolves (`N, D = x.shape` on a tensor the host
+        code cannot trace falls back to the module's `N, D = 4096, 8192`)."""
+        tries = []
+        if name in env:
+            tries.append(lambda: self.eval(env[name], {}, None) if env is self.module
+                         else self.eval(env[name], env, func))
+        if func is not None:
+            tries.append(lambda: self._param(name, func))
+        if name in self.module:
+            tries.append(lambda: self.eval(self.module[name], self.module, None))
+        for attempt in tries:
+            try:
+                return attempt()
+            except (_Unresolved, IndexError, KeyError, TypeError):
+                continue
+        raise _Unresolved()
+
+    def _subscript(self, node, env, func):
+        idx = self.eval(node.slice, env, func)
+        base = node.value
+        if isinstance(base, ast.Attribute) and base.attr == "shape":
+            return _tensor_shape(self, base.value, env, func)[idx]
+        return self.eval(base, env, func)[idx]
+
+    def _run(self, fdef, call, env, func):
+        """A helper that computes a configuration: assignments, ifs on
+        constants and a return, with the call's arguments bound."""
+        local = {}
+        params = [a.arg for a in fdef.args.args]
+        for p, d in zip(params[len(params) - len(fdef.args.defaults):], fdef.args.defaults):
+            local[p] = d
+        for p, a in zip(params, call.args):
+            local[p] = ast.Constant(self.eval(a, env, func))
+        return self._exec(fdef.body, local, fdef)
+
+    def _exec(self, body, local, fdef):
+        for stmt in body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                self._bind(local, stmt.targets[0], stmt.value)
+            elif isinstance(stmt, ast.Return) and stmt.value is not None:
+                return self.eval(stmt.value, local, fdef)
+            elif isinstance(stmt, ast.If):
+                try:
+                    taken = self.eval(stmt.test, local, fdef)
+                except _Unresolved:
+                    taken = False  # device-dependent branches: the general one
+                out = self._exec(stmt.body if taken else stmt.orelse, local, fdef)
+                if out is not None:
+                    return out
+            elif isinstance(stmt, (ast.Expr, ast.Raise, ast.Assert, ast.Pass)):
+                continue
+            else:
+                raise _Unresolved()
+        return None
 
     def _param(self, name, func):
         """A parameter of func: its default, or its value at a call site."""
@@ -238,6 +311,13 @@ def call_site_defines(path: Path):
             got = {}
             named = [(f.args.args[i].arg, a) for i, a in enumerate(call.args[:len(f.args.args)])]
             named += [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+            for kw in call.keywords:
+                if kw.arg is None:  # **config
+                    try:
+                        spread = res.eval(kw.value, res._env_of(call), res._func_of(call))
+                        named += [(k, ast.Constant(v)) for k, v in spread.items()]
+                    except (_Unresolved, AttributeError, TypeError):
+                        pass
             for name, expr in named:
                 if name in tensors:
                     continue
