@@ -427,15 +427,11 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Kernels;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Kernel))
-        Kernels.push_back(&Op);
-    });
-    bool OK = true;
-    for (Operation *Kernel : Kernels)
-      OK &= KernelGemmLayout(*Kernel, Ctx.Tgt, Ctx.Diags).run();
-    return OK;
+    return lowerEach(
+        Module, [](Operation &Op) { return Op.is(OpKind::Kernel); },
+        [&](Operation &Kernel) {
+          return KernelGemmLayout(Kernel, Ctx.Tgt, Ctx.Diags).run();
+        });
   }
 };
 
