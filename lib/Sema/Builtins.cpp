@@ -355,6 +355,11 @@ static Value tilelangMember(llvm::StringRef Name) {
   if (Name == "layout")
     return Value::object(std::make_shared<NamespaceObj>(
         NamespaceObj::NS::Layout, "tilelang.layout"));
+  // tilelang.math holds integer helpers (next_power_of_2, cdiv); they are
+  // members of tilelang itself here.
+  if (Name == "math")
+    return Value::object(
+        std::make_shared<NamespaceObj>(NamespaceObj::NS::TileLang, "tilelang"));
   if (auto ID = findBuiltin(BuiltinNS::TL, Name))
     return makeBuiltin(*ID);
   return Value::object(std::make_shared<OpaqueObj>("tilelang." + Name.str()));

@@ -71,6 +71,11 @@ static Value extremum(Interp &I, BoundArgs &A, bool IsMax) {
     I.error(A.CallRange, diag::err_missing_argument) << A.name() << "args";
     return Value::poison();
   }
+  // A host-only operand makes the result host-only: it must not be dropped
+  // as if the comparison had said "not smaller".
+  for (const Value &V : Items)
+    if (V.getAs<OpaqueObj>())
+      return Value::object(std::make_shared<OpaqueObj>(exprText(A.CallRange)));
   Value Best = Items[0];
   for (size_t K = 1; K < Items.size(); ++K) {
     const Value &V = Items[K];
@@ -93,6 +98,18 @@ static Value extremum(Interp &I, BoundArgs &A, bool IsMax) {
 }
 
 Value sema::pyMin(Interp &I, BoundArgs &A) { return extremum(I, A, false); }
+
+/// tilelang.math.next_power_of_2(x): the smallest power of two >= x (1 for
+/// x <= 1).
+Value sema::tlNextPowerOf2(Interp &I, BoundArgs &A) {
+  auto X = I.constInt(A[0], A.range(0), "the argument of next_power_of_2");
+  if (!X)
+    return Value::poison();
+  int64_t P = 1;
+  while (P < *X && P < (int64_t(1) << 62))
+    P <<= 1;
+  return Value::integer(P);
+}
 Value sema::pyMax(Interp &I, BoundArgs &A) { return extremum(I, A, true); }
 
 Value sema::pyAbs(Interp &I, BoundArgs &A) {

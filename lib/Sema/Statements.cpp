@@ -291,6 +291,66 @@ static Flow execRegion(Interp &I, ir::Block &Body, const StmtList &Stmts) {
   return F == Flow::Abort ? Flow::Abort : Flow::Normal;
 }
 
+/// Names a statement list binds (not inside nested defs).
+static void assignedNames(const StmtList &Body, std::vector<const Expr *> &Out);
+
+static void targetNames(const Expr *T, std::vector<const Expr *> &Out) {
+  if (llvm::isa<NameExpr>(T))
+    return Out.push_back(T);
+  if (auto *Tu = llvm::dyn_cast<TupleExpr>(T))
+    for (const ExprPtr &E : Tu->Elts)
+      targetNames(E.get(), Out);
+  if (auto *L = llvm::dyn_cast<ListExpr>(T))
+    for (const ExprPtr &E : L->Elts)
+      targetNames(E.get(), Out);
+  if (auto *St = llvm::dyn_cast<StarredExpr>(T))
+    targetNames(St->Value.get(), Out);
+}
+
+static void assignedNames(const StmtList &Body,
+                          std::vector<const Expr *> &Out) {
+  for (const StmtPtr &S : Body) {
+    if (auto *A = llvm::dyn_cast<AssignStmt>(S.get()))
+      for (const ExprPtr &T : A->Targets)
+        targetNames(T.get(), Out);
+    else if (auto *AA = llvm::dyn_cast<AugAssignStmt>(S.get()))
+      targetNames(AA->Target.get(), Out);
+    else if (auto *AN = llvm::dyn_cast<AnnAssignStmt>(S.get()); AN && AN->Value)
+      targetNames(AN->Target.get(), Out);
+    else if (auto *F = llvm::dyn_cast<ForStmt>(S.get())) {
+      targetNames(F->Target.get(), Out);
+      assignedNames(F->Body, Out);
+      assignedNames(F->Else, Out);
+    } else if (auto *If = llvm::dyn_cast<IfStmt>(S.get())) {
+      assignedNames(If->Then, Out);
+      assignedNames(If->Else, Out);
+    } else if (auto *W = llvm::dyn_cast<WhileStmt>(S.get())) {
+      assignedNames(W->Body, Out);
+    } else if (auto *T = llvm::dyn_cast<TryStmt>(S.get())) {
+      assignedNames(T->Body, Out);
+      assignedNames(T->Else, Out);
+      assignedNames(T->Finally, Out);
+    }
+  }
+}
+
+/// An `if` on host-only data (the GPU's compute capability, a torch
+/// tensor) cannot be decided: every name either branch binds becomes a
+/// host-only value, so a kernel that uses one is an error at the use
+/// rather than silently seeing the value from before the `if`.
+static void bindUndecided(Interp &I, const IfStmt *S) {
+  std::vector<const Expr *> Names;
+  assignedNames(S->Then, Names);
+  assignedNames(S->Else, Names);
+  std::string Why =
+      "set under host-side condition '" + exprText(S->Cond->getRange()) + "'";
+  for (const Expr *N : Names)
+    I.bindName(llvm::cast<NameExpr>(N)->Id,
+               Value::object(std::make_shared<OpaqueObj>(
+                   llvm::cast<NameExpr>(N)->Id + " (" + Why + ")")),
+               N->getRange());
+}
+
 static Flow execIf(Interp &I, const IfStmt *S) {
   Value C = I.eval(S->Cond.get());
   if (C.isPoison())
@@ -307,6 +367,8 @@ static Flow execIf(Interp &I, const IfStmt *S) {
     return Flow::Normal;
   }
   auto Taken = I.truthy(C, S->Cond->getRange());
+  if (!Taken && C.getAs<OpaqueObj>())
+    bindUndecided(I, S);
   if (!Taken)
     return I.Aborting ? Flow::Abort : Flow::Normal;
   return I.exec(*Taken ? S->Then : S->Else);
