@@ -8,10 +8,6 @@
 using namespace tilec;
 using namespace tilec::ir;
 
-static bool isFragment(const Value *V) {
-  return V->getType().isBuffer() && V->getType().getScope() == Scope::Fragment;
-}
-
 StageKind tilec::stageKindOf(Operation &Loop, const Value *Frag) {
   std::vector<BufferAccess> All = collectAccesses(Loop);
   bool Loads = false, Stores = false;
@@ -27,11 +23,7 @@ StageKind tilec::stageKindOf(Operation &Loop, const Value *Frag) {
   }
   if (Stores && !Loads)
     return StageKind::Writes;
-  // A move: this load and one store into another fragment, nothing else.
-  bool Move = Loads && All.size() == 2 && All[1].User->is(OpKind::Store) &&
-              All[1].Buffer != Frag && isFragment(All[1].Buffer) &&
-              All[0].Buffer == Frag;
-  return Move ? StageKind::Reads : StageKind::None;
+  return Loads && !Stores ? StageKind::Reads : StageKind::None;
 }
 
 /// A parallel loop over \p Shape, inserted by \p B, whose body moves

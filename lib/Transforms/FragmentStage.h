@@ -14,9 +14,9 @@
 // Does:
 //   - stageKindOf: Writes when the loop only stores to the fragment (plain
 //     `store`s; anything may feed them), Reads when the loop only loads it
-//     and is a move between fragments (one load of it, one store to
-//     another fragment, scalar ops in between: a copy, cast or
-//     transpose); None otherwise, which stays a layout conflict.
+//     (a copy, cast or transpose into another fragment, or a row vector
+//     read by a loop laid out for another tile); None when it does both,
+//     which stays a layout conflict.
 //   - stageThroughShared: allocates `<name>_stage : shared<shape>` at the
 //     kernel's start and redirects the loop's accesses of the fragment to
 //     it; a new `parallel` over the fragment's shape copies the stage into

@@ -232,15 +232,35 @@ Fragment extendOnRegisters(const Fragment &Loop,
                   Loop.getReplicateSize());
 }
 
+/// A `T.Pipelined` loop that copies nothing from global into shared memory
+/// has no producer to issue ahead: lower-pipelined runs it as a plain
+/// serial loop (flash decoding's combine step, `for k in
+/// T.Pipelined(num_split)` over a fragment row). Such a loop may be
+/// unrolled like a serial one. A loop with a user schedule (`order`,
+/// `stage`) is left for lower-pipelined to check.
+bool pipelinedWithoutProducers(Operation &For) {
+  if (For.getAttr("order") || For.getAttr("stage"))
+    return false;
+  bool ReadsGlobal = false, WritesShared = false;
+  for (const BufferAccess &A : collectAccesses(For)) {
+    Scope S = A.Buffer->getType().getScope();
+    bool Load = A.User->is(OpKind::Load);
+    ReadsGlobal |= Load && S == Scope::Global;
+    WritesShared |= !Load && S == Scope::Shared;
+  }
+  return !ReadsGlobal || !WritesShared;
+}
+
 /// A register index must be known at compile time (a register array
 /// indexed at run time lives in local memory): the `for` loops whose
 /// variables index fragments are unrolled. False for a loop that cannot
-/// be (pipelined).
+/// be (pipelined, with copies to issue ahead).
 bool unrollForRegisters(Operation &For) {
   llvm::StringRef Kind = For.getStringAttr("kind").value_or("serial");
   if (Kind == "unroll" || Kind == "vectorized")
     return true;
-  if (Kind != "serial")
+  if (Kind != "serial" &&
+      (Kind != "pipelined" || !pipelinedWithoutProducers(For)))
     return false;
   For.setAttr("kind", Attribute::string("unroll"));
   return true;
@@ -547,12 +567,30 @@ private:
                         [](const FragAccess &FA) { return !FA.Extra.empty(); });
   }
 
-  /// The first loop without a layout (one running a `for` variable on
-  /// registers first) gets the default fragment.
+  /// A loop that reads no buffer (`T.fill`, `T.clear`) places values
+  /// where the fragment's layout wants them: as in TileLang, where a fill
+  /// adapts to the layout the fragment's other uses infer, it chooses
+  /// nothing while another loop can. Choosing first would pin a row
+  /// vector to one thread before a reduction that wants it on every
+  /// thread of its row (online softmax's `T.fill(lse, -inf)`).
+  static bool isFill(const LoopState &L) {
+    return llvm::none_of(collectAccesses(*L.Op), [](const BufferAccess &A) {
+      return A.User->is(OpKind::Load);
+    });
+  }
+
+  /// Which loops pick a default layout first: those running a `for`
+  /// variable on registers, then all but fills, then fills.
+  static int pickRank(const LoopState &L) {
+    return runsForOnRegisters(L) ? 0 : isFill(L) ? 2 : 1;
+  }
+
+  /// The first loop without a layout of the lowest rank gets the default
+  /// fragment.
   bool pickDefault() {
-    for (bool ForsFirst : {true, false})
+    for (int Rank : {0, 1, 2})
       for (LoopState &L : Loops)
-        if (!L.Layout && (!ForsFirst || runsForOnRegisters(L)))
+        if (!L.Layout && pickRank(L) <= Rank)
           return pickDefault(L);
     return false;
   }

@@ -231,10 +231,11 @@ public:
     B.setInsertionPoint(&Op);
     B.setLoc(Op.getLoc());
     bool SrcFrag = isFragment(Src), DstFrag = isFragment(Dst);
-    bool OK = SrcFrag ? (DstFrag ? lowerFragments()
-                                 : fail("a fragment source needs a fragment "
-                                        "destination"))
-                      : lowerSerial();
+    bool OK = !SrcFrag   ? lowerSerial()
+              : DstFrag  ? lowerFragments()
+              : isShared(Dst) ? lowerToShared()
+                              : fail("a fragment source needs a fragment or "
+                                     "shared destination");
     if (OK)
       Op.erase();
     return OK;
@@ -253,6 +254,10 @@ private:
 
   static bool isFragment(const Value *V) {
     return V->getType().getScope() == Scope::Fragment;
+  }
+
+  static bool isShared(const Value *V) {
+    return V->getType().getScope() == Scope::Shared;
   }
 
   bool fail(const std::string &Why) {
@@ -307,6 +312,51 @@ private:
     return true;
   }
 
+  /// The layout src reduced along the axis has: each row on the threads
+  /// that hold part of it, so that the plan applies.
+  std::optional<Fragment> projectedLayout(const Fragment &S,
+                                          llvm::ArrayRef<int64_t> Shape) {
+    std::vector<unsigned> Kept;
+    for (unsigned K = 0; K != S.getInputDim(); ++K)
+      if (K != Axis)
+        Kept.push_back(K);
+    return deriveProjectedFragment(S, Kept, Shape, kernelThreadCount(Kernel));
+  }
+
+  /// Fragment src, shared dst (TileLang allows it): reduce into a
+  /// temporary fragment in the layout derived from src, then one thread
+  /// per row, the replica-0 holder of the row's first src element (which
+  /// holds the result), stores it; insert-barriers orders the shared
+  /// accesses around. One writer per element keeps `clear = false` a
+  /// single read-modify-write.
+  bool lowerToShared() {
+    std::string Why;
+    auto S = layoutOf(Src, Why);
+    auto DstShape = Dst->getType().getStaticShape();
+    if (!S)
+      return fail(Why);
+    if (!DstShape)
+      return fail("the destination needs a static shape");
+    auto Near = projectedLayout(*S, *DstShape);
+    auto Plan = Near ? planFragmentReduce(*S, *Near, Axis, Why) : std::nullopt;
+    if (!Plan)
+      return fail(Why);
+    Value *Part = allocFragment(*Near, "red_part");
+    reduceInto(*S, *Near, *Plan, Part, /*ClearTarget=*/true);
+    copyLoop(*S, [&](llvm::ArrayRef<Value *> X) {
+      Value *First = B.createCmp(CmpPred::Eq, X[Axis], B.createConstInt(0));
+      B.setInsertionPointToEnd(B.createIf(First)->getBody(0));
+      if (S->getReplicateSize() > 1)
+        enterFirstReplicaGuard(*S, X);
+      std::vector<Value *> E = rowIndices(X);
+      Value *V = B.createLoad(Part, E);
+      if (!Clear)
+        V = combineValues(B, kind(), B.createLoad(Dst, E), V);
+      B.createStore(V, Dst, E);
+    });
+    return true;
+  }
+
   /// Target (layout D) = reduce(src), or op(Target, reduce(src)).
   void reduceInto(const Fragment &S, const Fragment &D,
                   const ReduceThreadPlan &Plan, Value *Target,
@@ -352,7 +402,10 @@ private:
   }
 
   Value *allocFragment(const Fragment &L, llvm::StringRef Name) {
-    Value *Buf = allocAtKernelStart(Dst->getType(), Name);
+    const Type &T = Dst->getType();
+    std::vector<ir::Dim> Dims(T.getDims().begin(), T.getDims().end());
+    Value *Buf = allocAtKernelStart(
+        Type::buffer(Scope::Fragment, Dims, T.getDType()), Name);
     Buf->getDefiningOp()->setAttr("layout", Attribute::string(L.toString()));
     return Buf;
   }

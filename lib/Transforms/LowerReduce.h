@@ -30,7 +30,11 @@
 //   - shared (or global) src: `barrier`, a `parallel` loop over dst (its
 //     layout D when dst is a fragment, else the default fragment) whose
 //     body folds the reduced dim serially into a `local<[1]>` accumulator,
-//     `barrier`. A fragment src with a non-fragment dst is reported.
+//     `barrier`.
+//   - fragment src, shared dst: the fragment scheme into a temporary
+//     fragment in the layout derived from src, then one thread per row
+//     (replica 0 of the row's first src element) stores it. A fragment src
+//     with a local dst is reported.
 // Guarantees: no `reduce` op remains on success; every replica of a dst
 //   element holds the full reduction. A layout pair outside the scheme
 //   gives err_reduce_layout.
