@@ -231,8 +231,8 @@ public:
     B.setInsertionPoint(&Op);
     B.setLoc(Op.getLoc());
     bool SrcFrag = isFragment(Src), DstFrag = isFragment(Dst);
-    bool OK = !SrcFrag   ? lowerSerial()
-              : DstFrag  ? lowerFragments()
+    bool OK = !SrcFrag        ? lowerSerial()
+              : DstFrag       ? lowerFragments()
               : isShared(Dst) ? lowerToShared()
                               : fail("a fragment source needs a fragment or "
                                      "shared destination");
