@@ -181,6 +181,11 @@ class Case:
         self.exact = set(exact)       # outputs compared exactly
 
 
+def torch_softmax(x):
+    import torch
+    return torch.softmax(x, dim=1)
+
+
 def _gemm(t, p, trans_b=False):
     b = d(t["B"])
     return {"C": d(t["A"]) @ (b.T if trans_b else b)}
@@ -301,6 +306,13 @@ CASES = [
                                                   d(t["K_pe"]))},
          overrides={"batch": 4, "seqlen_kv": 1024, "block_N": 32, "block_H": 32, "num_split": 4},
          small={"batch": 1, "seqlen_kv": 256}),
+    # online_softmax.py runs its demo at import: its reference is written here.
+    Case("online_softmax", "online_softmax/online_softmax.py",
+         lambda m, t, p: {"Y": torch_softmax(d(t["X"]))}, load=False,
+         overrides={"M": 2048}, small={"M": 64}),
+    Case("mha_inference_combine", "flash_decoding/example_mha_inference.py",
+         lambda m, t, p: {"Output": attention(t["Q"], t["K"], t["V"], False, "bshd")},
+         small={"heads": 2, "seqlen_kv": 1024}),
     Case("grouped_gemm_fwd", "grouped_gemm/example_grouped_gemm_bwd.py",
          lambda m, t, p: {"C": _grouped_ref(t)}, kernel="grouped_gemm_fwd",
          init={"batch_sizes": _batch_sizes, "batch_offsets": _offsets(64),
