@@ -44,6 +44,90 @@ bool isShared(const Value *V) {
   return V->getType().isBuffer() && V->getType().getScope() == Scope::Shared;
 }
 
+bool isMBarrierOp(const Operation &Op) {
+  return Op.is(OpKind::MBarrierInit) || Op.is(OpKind::MBarrierArrive) ||
+         Op.is(OpKind::MBarrierWait) || Op.is(OpKind::MBarrierExpectTx);
+}
+
+/// Synchronization the user wrote inside thread-dependent code: named
+/// barriers (`barrier {id}`) and mbarrier waits.
+bool hasUserSync(Operation &Op) {
+  bool Found = false;
+  Op.walk([&](Operation &Inner) {
+    Found |= Inner.is(OpKind::MBarrierWait) ||
+             (Inner.is(OpKind::Barrier) && Inner.hasAttr("id"));
+  });
+  return Found;
+}
+
+/// What the user's mbarriers order: an access followed (in program order,
+/// in its block or an enclosing one) by an arrive on barrier array X is
+/// released to X; one preceded by a wait on X acquires it. A thread that
+/// waits on X and then arrives on Y passes what it acquired on to Y.
+/// Barrier arrays are told apart by their alloc, not by the index.
+class MBarrierOrder {
+public:
+  explicit MBarrierOrder(Operation &Kernel) {
+    std::vector<Operation *> Arrives;
+    Kernel.walk([&](Operation &Op) {
+      if (Op.is(OpKind::MBarrierArrive))
+        Arrives.push_back(&Op);
+    });
+    HasArrives = !Arrives.empty();
+    // Y -> X for each wait on Y before an arrive on X.
+    for (Operation *Arrive : Arrives)
+      for (const Value *Y : scan(*Arrive, OpKind::MBarrierWait, false))
+        Edges[Y].insert(barrierOf(*Arrive));
+  }
+
+  /// Whether a wait before \p Later acquires what an arrive after
+  /// \p Earlier released.
+  bool ordered(Operation &Earlier, Operation &Later) {
+    if (!HasArrives)
+      return false;
+    llvm::SmallPtrSet<const Value *, 4> Released;
+    std::vector<const Value *> Work =
+        scan(Earlier, OpKind::MBarrierArrive, true);
+    while (!Work.empty()) {
+      const Value *X = Work.back();
+      Work.pop_back();
+      if (!Released.insert(X).second)
+        continue;
+      auto It = Edges.find(X);
+      if (It != Edges.end())
+        Work.insert(Work.end(), It->second.begin(), It->second.end());
+    }
+    for (const Value *W : scan(Later, OpKind::MBarrierWait, false))
+      if (Released.count(W))
+        return true;
+    return false;
+  }
+
+private:
+  static const Value *barrierOf(const Operation &Op) {
+    return Op.getGroup(0)[0];
+  }
+
+  /// The barriers of the \p Kind ops after (\p Forward) or before \p Op in
+  /// its block and the enclosing blocks, nested ones included.
+  static std::vector<const Value *> scan(Operation &Op, OpKind Kind,
+                                         bool Forward) {
+    std::vector<const Value *> Found;
+    for (Operation *At = &Op; At && !At->is(OpKind::Kernel);
+         At = At->getParentOp())
+      for (Operation *N = Forward ? At->getNextNode() : At->getPrevNode(); N;
+           N = Forward ? N->getNextNode() : N->getPrevNode())
+        N->walk([&](Operation &Inner) {
+          if (Inner.is(Kind))
+            Found.push_back(barrierOf(Inner));
+        });
+    return Found;
+  }
+
+  llvm::DenseMap<const Value *, llvm::SmallPtrSet<const Value *, 4>> Edges;
+  bool HasArrives = false;
+};
+
 void addUnique(AccessSet &S, const Access &A) {
   if (llvm::find(S, A) == S.end())
     S.push_back(A);
@@ -80,8 +164,9 @@ bool groupIsWritten(const Operation &Op, unsigned G) {
 /// The shared accesses \p Op makes itself (not those of nested ops).
 AccessSet accessesOf(Operation &Op) {
   AccessSet Result;
-  // A layout annotation names the buffer without touching its elements.
-  if (Op.is(OpKind::AnnotateLayout))
+  // A layout annotation names the buffer without touching its elements;
+  // mbarrier operations synchronize through their own atomics.
+  if (Op.is(OpKind::AnnotateLayout) || isMBarrierOp(Op))
     return Result;
   bool ElementOp = Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
                    Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
@@ -484,7 +569,8 @@ AccessSet blockAccesses(Block &B) {
 class BarrierPlacer {
 public:
   BarrierPlacer(Operation &Kernel, DiagnosticEngine &Diags)
-      : Div(Kernel), Owners(threadsOf(Kernel)), Diags(Diags) {}
+      : Div(Kernel), Owners(threadsOf(Kernel)), MBarriers(Kernel),
+        Diags(Diags) {}
 
   void run(Block &Body) {
     AccessSet Pending;
@@ -516,6 +602,10 @@ private:
     // Barriers do not order asynchronous copies (cp_async_wait does); the
     // copies of one pipeline schedule write distinct elements or stages.
     if (A.Op->is(OpKind::CpAsync) && B.Op->is(OpKind::CpAsync))
+      return false;
+    // The user's mbarriers order them (either way round: across loop
+    // iterations the later op in program order may run first).
+    if (MBarriers.ordered(*A.Op, *B.Op) || MBarriers.ordered(*B.Op, *A.Op))
       return false;
     return !Owners.sameThreadsOnly(A, B, SameIteration);
   }
@@ -573,6 +663,8 @@ private:
   void visitBlock(Block &B, AccessSet &Pending) {
     for (Operation *Op : B.getOps()) {
       if (Op->is(OpKind::Barrier)) {
+        // A named barrier where every thread runs it is trusted as one for
+        // the block (the user chose its count).
         Pending.clear();
       } else if (Op->is(OpKind::CpAsyncWait)) {
         // The copies land by the wait (all of them, conservatively); a
@@ -672,7 +764,9 @@ private:
     AccessSet Inner = nestedAccesses(Op);
     if (findConflict(Pending, Inner))
       barrierBefore(Op, Pending);
-    if (!Op.is(OpKind::Parallel))
+    // Named barriers and mbarrier waits inside make its inner ordering the
+    // user's responsibility, as in TileLang.
+    if (!Op.is(OpKind::Parallel) && !hasUserSync(Op))
       checkInside(Op, Inner);
     addNested(Pending, Inner);
   }
@@ -708,6 +802,7 @@ private:
 
   Divergence Div;
   ThreadOwnership Owners;
+  MBarrierOrder MBarriers;
   DiagnosticEngine &Diags;
   /// cp_async writes issued and not yet waited for.
   AccessSet InFlight;
