@@ -62,22 +62,27 @@ bool hasUserSync(Operation &Op) {
 
 /// What the user's mbarriers order: an access followed (in program order,
 /// in its block or an enclosing one) by an arrive on barrier array X is
-/// released to X; one preceded by a wait on X acquires it. A thread that
-/// waits on X and then arrives on Y passes what it acquired on to Y.
+/// released to X; one preceded by a wait on X acquires it when the wait
+/// comes after the release in program order or both are in one loop (the
+/// next iteration). A thread that waits on Y and then arrives on X passes
+/// what it acquired on to X. Only ops the same threads run count: the scans
+/// do not look into other thread-dependent branches (other roles).
 /// Barrier arrays are told apart by their alloc, not by the index.
 class MBarrierOrder {
 public:
-  explicit MBarrierOrder(Operation &Kernel) {
+  MBarrierOrder(Operation &Kernel, const Divergence &Div) : Div(Div) {
     std::vector<Operation *> Arrives;
+    int64_t Next = 0;
     Kernel.walk([&](Operation &Op) {
+      Pos[&Op] = Next++;
       if (Op.is(OpKind::MBarrierArrive))
         Arrives.push_back(&Op);
     });
     HasArrives = !Arrives.empty();
     // Y -> X for each wait on Y before an arrive on X.
     for (Operation *Arrive : Arrives)
-      for (const Value *Y : scan(*Arrive, OpKind::MBarrierWait, false))
-        Edges[Y].insert(barrierOf(*Arrive));
+      for (Operation *Wait : scan(*Arrive, OpKind::MBarrierWait, false))
+        Edges[barrierOf(*Wait)].insert(barrierOf(*Arrive));
   }
 
   /// Whether a wait before \p Later acquires what an arrive after
@@ -86,8 +91,9 @@ public:
     if (!HasArrives)
       return false;
     llvm::SmallPtrSet<const Value *, 4> Released;
-    std::vector<const Value *> Work =
-        scan(Earlier, OpKind::MBarrierArrive, true);
+    std::vector<const Value *> Work;
+    for (Operation *Arrive : scan(Earlier, OpKind::MBarrierArrive, true))
+      Work.push_back(barrierOf(*Arrive));
     while (!Work.empty()) {
       const Value *X = Work.back();
       Work.pop_back();
@@ -97,8 +103,10 @@ public:
       if (It != Edges.end())
         Work.insert(Work.end(), It->second.begin(), It->second.end());
     }
-    for (const Value *W : scan(Later, OpKind::MBarrierWait, false))
-      if (Released.count(W))
+    for (Operation *Wait : scan(Later, OpKind::MBarrierWait, false))
+      if (Released.count(barrierOf(*Wait)) &&
+          (Pos.lookup(Wait) > Pos.lookup(&Earlier) ||
+           inOneLoop(*Wait, Earlier, Later)))
         return true;
     return false;
   }
@@ -108,22 +116,42 @@ private:
     return Op.getGroup(0)[0];
   }
 
-  /// The barriers of the \p Kind ops after (\p Forward) or before \p Op in
-  /// its block and the enclosing blocks, nested ones included.
-  static std::vector<const Value *> scan(Operation &Op, OpKind Kind,
-                                         bool Forward) {
-    std::vector<const Value *> Found;
+  /// A loop around all three ops: the wait may follow the release in the
+  /// next iteration.
+  static bool inOneLoop(const Operation &Wait, const Operation &A,
+                        const Operation &B) {
+    for (Operation *L = Wait.getParentOp(); L; L = L->getParentOp())
+      if ((L->is(OpKind::For) || L->is(OpKind::While)) && L->isAncestorOf(&A) &&
+          L->isAncestorOf(&B))
+        return true;
+    return false;
+  }
+
+  /// The \p Kind ops after (\p Forward) or before \p Op in its block and
+  /// the enclosing blocks, nested ones included except inside
+  /// thread-dependent branches (run by other threads).
+  std::vector<Operation *> scan(Operation &Op, OpKind Kind, bool Forward) {
+    std::vector<Operation *> Found;
     for (Operation *At = &Op; At && !At->is(OpKind::Kernel);
          At = At->getParentOp())
       for (Operation *N = Forward ? At->getNextNode() : At->getPrevNode(); N;
            N = Forward ? N->getNextNode() : N->getPrevNode())
-        N->walk([&](Operation &Inner) {
-          if (Inner.is(Kind))
-            Found.push_back(barrierOf(Inner));
-        });
+        collect(*N, Kind, Found);
     return Found;
   }
 
+  void collect(Operation &Op, OpKind Kind, std::vector<Operation *> &Found) {
+    if (Op.is(Kind))
+      Found.push_back(&Op);
+    if (Op.is(OpKind::If) && Div.isDivergent(Op.getOperand(0)))
+      return;
+    for (unsigned R = 0; R != Op.getNumRegions(); ++R)
+      for (Operation &Inner : Op.getBody(R))
+        collect(Inner, Kind, Found);
+  }
+
+  const Divergence &Div;
+  llvm::DenseMap<const Operation *, int64_t> Pos;
   llvm::DenseMap<const Value *, llvm::SmallPtrSet<const Value *, 4>> Edges;
   bool HasArrives = false;
 };
@@ -569,7 +597,7 @@ AccessSet blockAccesses(Block &B) {
 class BarrierPlacer {
 public:
   BarrierPlacer(Operation &Kernel, DiagnosticEngine &Diags)
-      : Div(Kernel), Owners(threadsOf(Kernel)), MBarriers(Kernel),
+      : Div(Kernel), Owners(threadsOf(Kernel)), MBarriers(Kernel, Div),
         Diags(Diags) {}
 
   void run(Block &Body) {

@@ -37,16 +37,18 @@
 //       orders them); the barrier after Sema's mbarrier_init publishes the
 //       init.
 //     * Two accesses need no barrier when the user's mbarriers order them:
-//       one is followed, in its block or an enclosing one (nested ops
-//       included), by an `mbarrier_arrive` on array X (release), and the
-//       other is preceded the same way by an `mbarrier_wait` on X
-//       (acquire). A wait on Y before an arrive on X passes Y's releases on
-//       to X, so chains through other threads count (producer -> full ->
-//       consumer -> empty -> producer's next write). Either op may be the
-//       earlier one in program order, since loop iterations wrap around.
-//       Barrier arrays are identified by their alloc, not their index: a
-//       wait on bars[0] is trusted to acquire what an arrive on bars[1]
-//       released.
+//       one is followed, in its block or an enclosing one, by an
+//       `mbarrier_arrive` on array X (release), and the other is preceded
+//       the same way by an `mbarrier_wait` on X (acquire) that comes after
+//       the first access in program order, or shares a loop with both
+//       (the next iteration's wait). The scans look into nested uniform
+//       code but not into thread-dependent branches, which other threads
+//       (another role) run: an arrive by other threads releases nothing of
+//       this thread's. A wait on Y before an arrive on X passes Y's
+//       releases on to X, so chains through other threads count (producer
+//       -> full -> consumer -> empty -> producer's next write). Barrier
+//       arrays are identified by their alloc, not their index: a wait on
+//       bars[0] is trusted to acquire what an arrive on bars[1] released.
 //     * A divergent op (role block, `if tx < N`) containing a named
 //       barrier or an mbarrier wait gets no race warning for conflicts
 //       inside it; a named barrier where all threads run it counts as a
