@@ -19,6 +19,11 @@
  *                        butterfly reductions over a full warp.
  *   bitcast<To, From>(x) the bits of x (converted to From) as a To of the
  *                        same size (T.reinterpret); host and device.
+ *   mbarrierInit, mbarrierArrive, mbarrierWait, mbarrierExpectTx
+ *                        mbarrier objects in shared memory (T.alloc_barrier,
+ *                        T.barrier_arrive, T.barrier_wait); sm_80+, expect_tx
+ *                        sm_90+.
+ *   namedBarrierSync     bar.sync id, count (T.sync_threads(id, count)).
  *
 \*===----------------------------------------------------------------------===*/
 #ifndef TILEC_RUNTIME_H
@@ -302,6 +307,79 @@ __device__ inline void mmaM16N8K16F16F16(void *D, const void *A,
                "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
                : "+r"(RD[0]), "+r"(RD[1])
                : TILEC_MMA_AB4);
+}
+
+/// mbarrier.init with the number of arrivals that complete a phase. The
+/// caller (one thread) makes it visible with a block barrier; on sm_90 the
+/// fence also orders it for the asynchronous proxy and the cluster.
+__device__ inline void mbarrierInit(void *Bar, unsigned Count) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(smemAddress(Bar)),
+               "r"(Count)
+               : "memory");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+
+/// One arrival, with release semantics at CTA scope (the PTX default): the
+/// thread's earlier memory accesses happen before a wait that observes the
+/// completed phase. Returns the phase state (callers may ignore it).
+__device__ inline unsigned long long mbarrierArrive(void *Bar) {
+  unsigned long long State;
+  asm volatile("mbarrier.arrive.shared.b64 %0, [%1];\n"
+               : "=l"(State)
+               : "r"(smemAddress(Bar))
+               : "memory");
+  return State;
+}
+
+/// Blocks until the phase with parity Parity (0 or 1) has completed; the
+/// wait has acquire semantics at CTA scope (the PTX default). sm_90 uses
+/// try_wait, which suspends the thread for a while; sm_80 spins on
+/// test_wait.
+__device__ inline void mbarrierWait(void *Bar, unsigned Parity) {
+  unsigned Addr = smemAddress(Bar);
+  unsigned Done = 0;
+  Parity &= 1u;
+  while (!Done) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("{\n.reg .pred P;\n"
+                 "mbarrier.try_wait.parity.shared.b64 P, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, P;\n}\n"
+                 : "=r"(Done)
+                 : "r"(Addr), "r"(Parity)
+                 : "memory");
+#else
+    asm volatile("{\n.reg .pred P;\n"
+                 "mbarrier.test_wait.parity.shared.b64 P, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, P;\n}\n"
+                 : "=r"(Done)
+                 : "r"(Addr), "r"(Parity)
+                 : "memory");
+#endif
+  }
+}
+
+/// Adds Bytes to the transaction count of the current phase (sm_90+;
+/// tilec rejects T.mbarrier_expect_tx for older targets).
+__device__ inline void mbarrierExpectTx(void *Bar, unsigned Bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(
+          smemAddress(Bar)),
+      "r"(Bytes)
+      : "memory");
+#else
+  (void)Bar;
+  (void)Bytes;
+  __trap();
+#endif
+}
+
+/// bar.sync on named barrier Id (0-15) among Count threads (a multiple of
+/// 32); like __syncthreads, it orders shared-memory accesses among them.
+__device__ inline void namedBarrierSync(unsigned Id, unsigned Count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(Id), "r"(Count) : "memory");
 }
 
 #undef TILEC_DEFINE_MMA

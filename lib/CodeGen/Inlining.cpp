@@ -26,6 +26,10 @@ bool hasSideEffects(const Operation &Op) {
   case OpKind::Mma:
   case OpKind::Atomic:
   case OpKind::Barrier:
+  case OpKind::MBarrierInit:
+  case OpKind::MBarrierArrive:
+  case OpKind::MBarrierWait:
+  case OpKind::MBarrierExpectTx:
   case OpKind::Shfl:
   case OpKind::CallExtern:
   case OpKind::Break:

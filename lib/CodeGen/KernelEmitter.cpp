@@ -125,6 +125,8 @@ private:
   std::string address(const Operation &Op, unsigned G);
   void emitAtomic(const Operation &Op);
   void emitCallExtern(const Operation &Op);
+  void emitBarrier(const Operation &Op);
+  void emitMBarrierInit(const Operation &Op);
   void emitShfl(const Operation &Op);
   void emitFor(const Operation &Op);
   void emitIf(const Operation &Op);
@@ -242,7 +244,17 @@ void KernelEmitter::emitOp(const Operation &Op) {
   case OpKind::CallExtern:
     return emitCallExtern(Op);
   case OpKind::Barrier:
-    return W.line(std::string(cudaDialect().SyncThreads) + "();");
+    return emitBarrier(Op);
+  case OpKind::MBarrierInit:
+    return emitMBarrierInit(Op);
+  case OpKind::MBarrierArrive:
+    return W.line(fmt::format("tilec::mbarrierArrive({});", address(Op, 0)));
+  case OpKind::MBarrierWait:
+  case OpKind::MBarrierExpectTx:
+    return W.line(fmt::format("tilec::{}({}, {});",
+                              Op.is(OpKind::MBarrierWait) ? "mbarrierWait"
+                                                          : "mbarrierExpectTx",
+                              address(Op, 0), E.get(Op.getGroup(1)[0]).Text));
   case OpKind::CpAsync:
     return emitCpAsync(Op);
   case OpKind::CpAsyncCommit:
@@ -272,6 +284,25 @@ void KernelEmitter::emitOp(const Operation &Op) {
 /// `f(a, &buf[i], buf)`: scalars by value, buffer groups by address. A call
 /// whose result is unused is a statement, as TVM emits it: TileLang code
 /// gives plugins returning void a dtype (T.call_extern(..., dtype=T)).
+/// __syncthreads, or bar.sync id, count for a named barrier.
+void KernelEmitter::emitBarrier(const Operation &Op) {
+  std::optional<int64_t> Id = Op.getIntAttr("id");
+  if (!Id)
+    return W.line(std::string(cudaDialect().SyncThreads) + "();");
+  W.line(fmt::format("tilec::namedBarrierSync({}, {});", *Id,
+                     *Op.getIntAttr("count")));
+}
+
+/// One mbarrier.init per barrier of the array; Sema has put the op under
+/// `thread 0` and a block barrier after it.
+void KernelEmitter::emitMBarrierInit(const Operation &Op) {
+  std::string Name = E.get(Op.getOperand(0)).Text;
+  std::vector<int64_t> Counts = *Op.getIntArrayAttr("counts");
+  for (size_t I = 0; I != Counts.size(); ++I)
+    W.line(
+        fmt::format("tilec::mbarrierInit(&{}[{}], {});", Name, I, Counts[I]));
+}
+
 void KernelEmitter::emitCallExtern(const Operation &Op) {
   std::vector<Expr> Args;
   for (unsigned G = 0; G != Op.getNumGroups(); ++G) {

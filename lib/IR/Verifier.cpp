@@ -301,6 +301,12 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkLdmatrix(Op);
   case OpKind::Mma:
     return checkMma(Op);
+  case OpKind::MBarrierInit:
+    return checkMBarrierInit(Op);
+  case OpKind::MBarrierArrive:
+  case OpKind::MBarrierWait:
+  case OpKind::MBarrierExpectTx:
+    return checkMBarrierUse(Op);
   default:
     return true;
   }

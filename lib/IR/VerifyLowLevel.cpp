@@ -6,9 +6,59 @@ using namespace tilec;
 using namespace tilec::ir;
 using namespace tilec::ir::detail;
 
+/// barrier, or a named barrier `barrier {id = I, count = N}` (bar.sync I, N:
+/// ids 0-15, N a positive multiple of the warp size).
 bool Verifier::checkBarrier(const Operation &Op) {
   if (!Op.getParentOfKind(OpKind::Kernel))
     return fail(Op, "must be inside a 'kernel'");
+  std::optional<int64_t> Id = Op.getIntAttr("id");
+  std::optional<int64_t> Count = Op.getIntAttr("count");
+  if (Id.has_value() != Count.has_value())
+    return fail(Op, "needs both 'id' and 'count', or neither");
+  if (Id && (*Id < 0 || *Id > 15))
+    return fail(Op, "attribute 'id' must be in [0, 15]");
+  if (Count && (*Count <= 0 || *Count % 32 != 0))
+    return fail(Op, "attribute 'count' must be a positive multiple of 32");
+  return true;
+}
+
+/// An mbarrier array: a rank-1 shared u64 buffer.
+bool Verifier::checkMBarrierBuffer(const Operation &Op, const Value *Buf) {
+  const Type &T = Buf->getType();
+  if (!T.isBuffer() || T.getScope() != Scope::Shared || T.rank() != 1 ||
+      T.getDType() != DType::UInt64)
+    return fail(Op,
+                "barrier must be a rank-1 shared u64 buffer, got " + T.str());
+  return checkInKernel(Op);
+}
+
+/// mbarrier_init %bars {counts = [...]}: one arrival count per barrier.
+bool Verifier::checkMBarrierInit(const Operation &Op) {
+  if (!checkMBarrierBuffer(Op, Op.getOperand(0)))
+    return false;
+  auto Counts = Op.getIntArrayAttr("counts");
+  const Type &T = Op.getOperand(0)->getType();
+  if (!Counts || !T.getDims()[0].isStatic() ||
+      int64_t(Counts->size()) != T.getDims()[0].getValue())
+    return fail(Op, "requires attribute 'counts' with one entry per barrier");
+  for (int64_t C : *Counts)
+    if (C <= 0 || C >= (1 << 20))
+      return fail(Op, "arrival counts must be in [1, 2^20)");
+  return true;
+}
+
+/// mbarrier_arrive %b[%i]; mbarrier_wait %b[%i], %parity;
+/// mbarrier_expect_tx %b[%i], %bytes.
+bool Verifier::checkMBarrierUse(const Operation &Op) {
+  unsigned Groups = Op.is(OpKind::MBarrierArrive) ? 1 : 2;
+  if (Op.getNumGroups() != Groups)
+    return fail(Op, "expects " + llvm::Twine(Groups) + " operand group(s)");
+  if (!checkMBarrierBuffer(Op, Op.getGroup(0)[0]) ||
+      !checkAccess(Op, 0, false, "barrier"))
+    return false;
+  if (Groups == 2 &&
+      (Op.getGroup(1).size() != 1 || !Op.getGroup(1)[0]->getType().isInteger()))
+    return fail(Op, "second operand must be an integer scalar");
   return true;
 }
 

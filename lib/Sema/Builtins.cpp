@@ -234,6 +234,10 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
     error(CallRange, diag::err_tile_op_outside_kernel) << S.Name;
     return Value::poison();
   }
+  if ((S.Flags & NotInRole) && RoleDepth) {
+    error(CallRange, diag::err_tile_op_in_role_block) << S.Name;
+    return Value::poison();
+  }
   // Func-level builtins (T.alloc_global) must not point users into a kernel.
   if ((S.Flags & NeedsIR) && !hasIR()) {
     error(CallRange, diag::err_ir_op_outside_func) << S.Name;
@@ -252,7 +256,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "sync_grid",
                                       "print",
                                       "device_assert",
-                                      "alloc_barrier",
                                       "alloc_tmem",
                                       "alloc_reducer",
                                       "alloc_descriptor",
@@ -288,7 +291,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "get_thread_extent",
                                       "get_block_binding",
                                       "annotate_safe_value",
-                                      "ws",
                                       "loop_break",
                                       "any_of",
                                       "all_of",

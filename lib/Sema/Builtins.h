@@ -20,7 +20,13 @@ namespace sema {
 
 enum class BuiltinNS { Py, Method, Math, TL, Layout, T, Itertools, Tir };
 
-enum BuiltinFlags : unsigned { NeedsKernel = 1, NeedsIR = 2 };
+/// NotInRole: a tile operator that splits its work over all threads of the
+/// block, so it cannot run inside a T.ws role block.
+enum BuiltinFlags : unsigned { NeedsKernel = 1, NeedsIR = 2, NotInRole = 4 };
+
+/// A buffer allocated in the current func or kernel (KernelGen.cpp).
+Value allocBuffer(Interp &I, ir::Scope Scope, const std::vector<ir::Dim> &Dims,
+                  DType T, llvm::SMRange R);
 
 enum class BuiltinID : unsigned {
 #define BUILTIN(ID, NS, Name, Sig, Handler, Flags) ID,

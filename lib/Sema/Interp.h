@@ -264,6 +264,8 @@ public:
   uint64_t Steps = 0;
   /// The name a single-name assignment is about to bind (buffer names).
   std::string PendingName;
+  /// How many `with T.ws(...)` role blocks enclose the code being generated.
+  unsigned RoleDepth = 0;
   /// `from tilelang.language import *` was seen.
   bool StarImportT = false;
 

@@ -551,9 +551,9 @@ static std::string pendingBufferName(Interp &I) {
   return I.PendingName.empty() ? "the buffer" : "'" + I.PendingName + "'";
 }
 
-static Value allocBuffer(Interp &I, ir::Scope Scope,
-                         const std::vector<ir::Dim> &Dims, DType T,
-                         llvm::SMRange R) {
+Value sema::allocBuffer(Interp &I, ir::Scope Scope,
+                        const std::vector<ir::Dim> &Dims, DType T,
+                        llvm::SMRange R) {
   auto Buf = std::make_shared<BufferObj>();
   Buf->Name = I.PendingName;
   Buf->Scope = Scope;
@@ -675,13 +675,37 @@ Value sema::tThreadBinding(Interp &I, BoundArgs &A) {
 /// T.sync_threads(): a barrier of the whole block. Named barriers over a
 /// subset of the threads (barrier_id, arrive_count) need per-warp roles the
 /// pipeline does not model yet.
+/// T.sync_threads(): __syncthreads. T.sync_threads(id, count): the named
+/// barrier `bar.sync id, count` among count threads (a multiple of the warp
+/// size), which may run inside thread-dependent code.
 Value sema::tSyncThreads(Interp &I, BoundArgs &A) {
-  if (!A[0].isNone() || !A[1].isNone()) {
-    I.error(A.CallRange, diag::err_feature_unsupported)
-        << "T.sync_threads with a named barrier (barrier_id, arrive_count)";
+  if (A[0].isNone() && A[1].isNone()) {
+    I.B.create(ir::OpKind::Barrier, {}, {}, {});
+    return Value::none();
+  }
+  if (A[0].isNone() || A[1].isNone()) {
+    I.error(A.CallRange, diag::err_named_barrier)
+        << "a named barrier needs both barrier_id and arrive_count";
     return Value::poison();
   }
-  I.B.create(ir::OpKind::Barrier, {}, {}, {});
+  auto Id = I.constInt(A[0], A.range(0), "the barrier id");
+  auto Count = I.constInt(A[1], A.range(1), "the arrive count");
+  if (!Id || !Count)
+    return Value::poison();
+  if (*Id < 0 || *Id > 15) {
+    I.error(A.range(0), diag::err_named_barrier)
+        << "barrier id " + std::to_string(*Id) + " is not in [0, 15]";
+    return Value::poison();
+  }
+  if (*Count <= 0 || *Count % 32 != 0) {
+    I.error(A.range(1), diag::err_named_barrier)
+        << "arrive count " + std::to_string(*Count) +
+               " is not a positive multiple of 32";
+    return Value::poison();
+  }
+  I.B.create(ir::OpKind::Barrier, {}, {}, {},
+             {{"id", ir::Attribute::integer(*Id)},
+              {"count", ir::Attribute::integer(*Count)}});
   return Value::none();
 }
 

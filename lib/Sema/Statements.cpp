@@ -351,6 +351,22 @@ static void bindUndecided(Interp &I, const IfStmt *S) {
                N->getRange());
 }
 
+/// `with T.ws(g, ...):` - the body runs only on the threads of those warp
+/// groups: a runtime `if` on the thread index, which the passes treat as
+/// thread-dependent control flow (no block barrier inside).
+static Flow execRole(Interp &I, const WithStmt *S, const RoleObj &R) {
+  if (S->Items[0].Target || S->Items.size() != 1) {
+    I.error(S->Items[0].Context->getRange(), diag::err_ws_groups)
+        << "a role block binds no name and takes no other context";
+    return Flow::Normal;
+  }
+  ir::Operation *If = I.B.createIf(R.Cond);
+  ++I.RoleDepth;
+  Flow F = execRegion(I, If->getBody(0), S->Body);
+  --I.RoleDepth;
+  return F;
+}
+
 static Flow execIf(Interp &I, const IfStmt *S) {
   Value C = I.eval(S->Cond.get());
   if (C.isPoison())
@@ -783,6 +799,8 @@ static Flow execWith(Interp &I, const WithStmt *S) {
       return I.Aborting ? Flow::Abort : Flow::Normal;
     if (auto *K = Ctx.getAs<KernelSpecObj>())
       return I.execKernel(S, *K);
+    if (auto *R = Ctx.getAs<RoleObj>())
+      return execRole(I, S, *R);
     if (Ctx.getAs<OpaqueObj>() && !I.hasIR())
       return Flow::Normal;
   }

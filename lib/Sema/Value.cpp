@@ -144,6 +144,8 @@ static std::string objectTypeName(const Object &O) {
   case Object::Kind::Address:
     return "address of a " +
            tileLangName(llvm::cast<AddressObj>(O).Buf->Ty).str() + " element";
+  case Object::Kind::Role:
+    return "T.ws role";
   case Object::Kind::Stale:
     return "stale name";
   }

@@ -150,6 +150,7 @@ public:
     KernelSpec,
     Layout,
     Address,
+    Role,
     Stale
   };
   explicit Object(Kind K) : K(K) {}
@@ -290,6 +291,15 @@ public:
   TILEC_SEMA_OBJECT(Address)
   std::shared_ptr<BufferObj> Buf;
   std::vector<ir::Value *> Indices; ///< Empty: the buffer's start.
+};
+
+/// T.ws(g, ...): a warp-group role block for `with`; Cond says whether the
+/// thread is in one of the groups (computed where T.ws was called).
+class RoleObj : public Object {
+public:
+  RoleObj() : Object(Kind::Role) {}
+  TILEC_SEMA_OBJECT(Role)
+  ir::Value *Cond = nullptr;
 };
 
 /// T.Tensor(shape, dtype) / T.Buffer(shape, dtype): a parameter type.

@@ -54,6 +54,8 @@ public:
         OK &= checkSharedMemory(Op, Ctx);
       if (Op.is(OpKind::Gemm))
         OK &= checkGemmDTypes(Op, Ctx);
+      if (Op.is(OpKind::MBarrierExpectTx))
+        OK &= checkHopperOnly(Op, "T.mbarrier_expect_tx", Ctx);
     });
     return OK;
   }
@@ -71,6 +73,16 @@ private:
     };
     return checkPeakSharedMemory(Kernel, sharedLiveRanges(Kernel, BytesOf),
                                  Ctx);
+  }
+
+  /// PTX that exists from sm_90 on (mbarrier transaction counts), reported
+  /// at the user's call rather than left to ptxas.
+  bool checkHopperOnly(Operation &Op, llvm::StringRef What, PassContext &Ctx) {
+    if (Ctx.Tgt.isCUDA() && Ctx.Tgt.SmVersion >= 90)
+      return true;
+    Ctx.Diags.report(Op.getLoc(), diag::err_instruction_needs_target)
+        << What.str() << Ctx.Tgt.Name;
+    return false;
   }
 
   bool checkGemmDTypes(Operation &Gemm, PassContext &Ctx) {

@@ -8,10 +8,12 @@
 //   target's per-block limit (plan-shared-memory checks the final plan);
 //   rejects dtypes the target's tensor cores or
 //   memory system cannot handle (fp8 before sm_90 and on gfx90a, 4-bit
-//   types in gemm).
+//   types in gemm) and instructions the target lacks
+//   (`mbarrier_expect_tx` before sm_90).
 // Guarantees: reports err_shared_memory_limit with a note per shared buffer
 //   live at the peak,
-//   err_dtype_unsupported_on_target at the op that needs the dtype; never
+//   err_dtype_unsupported_on_target at the op that needs the dtype,
+//   err_instruction_needs_target at the op that needs sm_90; never
 //   changes the IR.
 //
 //===----------------------------------------------------------------------===//

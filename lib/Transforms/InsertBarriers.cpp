@@ -44,6 +44,118 @@ bool isShared(const Value *V) {
   return V->getType().isBuffer() && V->getType().getScope() == Scope::Shared;
 }
 
+bool isMBarrierOp(const Operation &Op) {
+  return Op.is(OpKind::MBarrierInit) || Op.is(OpKind::MBarrierArrive) ||
+         Op.is(OpKind::MBarrierWait) || Op.is(OpKind::MBarrierExpectTx);
+}
+
+/// Synchronization the user wrote inside thread-dependent code: named
+/// barriers (`barrier {id}`) and mbarrier waits.
+bool hasUserSync(Operation &Op) {
+  bool Found = false;
+  Op.walk([&](Operation &Inner) {
+    Found |= Inner.is(OpKind::MBarrierWait) ||
+             (Inner.is(OpKind::Barrier) && Inner.hasAttr("id"));
+  });
+  return Found;
+}
+
+/// What the user's mbarriers order: an access followed (in program order,
+/// in its block or an enclosing one) by an arrive on barrier array X is
+/// released to X; one preceded by a wait on X acquires it when the wait
+/// comes after the release in program order or both are in one loop (the
+/// next iteration). A thread that waits on Y and then arrives on X passes
+/// what it acquired on to X. Only ops the same threads run count: the scans
+/// do not look into other thread-dependent branches (other roles).
+/// Barrier arrays are told apart by their alloc, not by the index.
+class MBarrierOrder {
+public:
+  MBarrierOrder(Operation &Kernel, const Divergence &Div) : Div(Div) {
+    std::vector<Operation *> Arrives;
+    int64_t Next = 0;
+    Kernel.walk([&](Operation &Op) {
+      Pos[&Op] = Next++;
+      if (Op.is(OpKind::MBarrierArrive))
+        Arrives.push_back(&Op);
+    });
+    HasArrives = !Arrives.empty();
+    // Y -> X for each wait on Y before an arrive on X.
+    for (Operation *Arrive : Arrives)
+      for (Operation *Wait : scan(*Arrive, OpKind::MBarrierWait, false))
+        Edges[barrierOf(*Wait)].insert(barrierOf(*Arrive));
+  }
+
+  /// Whether a wait before \p Later acquires what an arrive after
+  /// \p Earlier released.
+  bool ordered(Operation &Earlier, Operation &Later) {
+    if (!HasArrives)
+      return false;
+    llvm::SmallPtrSet<const Value *, 4> Released;
+    std::vector<const Value *> Work;
+    for (Operation *Arrive : scan(Earlier, OpKind::MBarrierArrive, true))
+      Work.push_back(barrierOf(*Arrive));
+    while (!Work.empty()) {
+      const Value *X = Work.back();
+      Work.pop_back();
+      if (!Released.insert(X).second)
+        continue;
+      auto It = Edges.find(X);
+      if (It != Edges.end())
+        Work.insert(Work.end(), It->second.begin(), It->second.end());
+    }
+    for (Operation *Wait : scan(Later, OpKind::MBarrierWait, false))
+      if (Released.count(barrierOf(*Wait)) &&
+          (Pos.lookup(Wait) > Pos.lookup(&Earlier) ||
+           inOneLoop(*Wait, Earlier, Later)))
+        return true;
+    return false;
+  }
+
+private:
+  static const Value *barrierOf(const Operation &Op) {
+    return Op.getGroup(0)[0];
+  }
+
+  /// A loop around all three ops: the wait may follow the release in the
+  /// next iteration.
+  static bool inOneLoop(const Operation &Wait, const Operation &A,
+                        const Operation &B) {
+    for (Operation *L = Wait.getParentOp(); L; L = L->getParentOp())
+      if ((L->is(OpKind::For) || L->is(OpKind::While)) && L->isAncestorOf(&A) &&
+          L->isAncestorOf(&B))
+        return true;
+    return false;
+  }
+
+  /// The \p Kind ops after (\p Forward) or before \p Op in its block and
+  /// the enclosing blocks, nested ones included except inside
+  /// thread-dependent branches (run by other threads).
+  std::vector<Operation *> scan(Operation &Op, OpKind Kind, bool Forward) {
+    std::vector<Operation *> Found;
+    for (Operation *At = &Op; At && !At->is(OpKind::Kernel);
+         At = At->getParentOp())
+      for (Operation *N = Forward ? At->getNextNode() : At->getPrevNode(); N;
+           N = Forward ? N->getNextNode() : N->getPrevNode())
+        collect(*N, Kind, Found);
+    return Found;
+  }
+
+  void collect(Operation &Op, OpKind Kind, std::vector<Operation *> &Found) {
+    if (Op.is(Kind))
+      Found.push_back(&Op);
+    if (Op.is(OpKind::If) && Div.isDivergent(Op.getOperand(0)))
+      return;
+    for (unsigned R = 0; R != Op.getNumRegions(); ++R)
+      for (Operation &Inner : Op.getBody(R))
+        collect(Inner, Kind, Found);
+  }
+
+  const Divergence &Div;
+  llvm::DenseMap<const Operation *, int64_t> Pos;
+  llvm::DenseMap<const Value *, llvm::SmallPtrSet<const Value *, 4>> Edges;
+  bool HasArrives = false;
+};
+
 void addUnique(AccessSet &S, const Access &A) {
   if (llvm::find(S, A) == S.end())
     S.push_back(A);
@@ -80,8 +192,9 @@ bool groupIsWritten(const Operation &Op, unsigned G) {
 /// The shared accesses \p Op makes itself (not those of nested ops).
 AccessSet accessesOf(Operation &Op) {
   AccessSet Result;
-  // A layout annotation names the buffer without touching its elements.
-  if (Op.is(OpKind::AnnotateLayout))
+  // A layout annotation names the buffer without touching its elements;
+  // mbarrier operations synchronize through their own atomics.
+  if (Op.is(OpKind::AnnotateLayout) || isMBarrierOp(Op))
     return Result;
   bool ElementOp = Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
                    Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
@@ -484,7 +597,8 @@ AccessSet blockAccesses(Block &B) {
 class BarrierPlacer {
 public:
   BarrierPlacer(Operation &Kernel, DiagnosticEngine &Diags)
-      : Div(Kernel), Owners(threadsOf(Kernel)), Diags(Diags) {}
+      : Div(Kernel), Owners(threadsOf(Kernel)), MBarriers(Kernel, Div),
+        Diags(Diags) {}
 
   void run(Block &Body) {
     AccessSet Pending;
@@ -516,6 +630,10 @@ private:
     // Barriers do not order asynchronous copies (cp_async_wait does); the
     // copies of one pipeline schedule write distinct elements or stages.
     if (A.Op->is(OpKind::CpAsync) && B.Op->is(OpKind::CpAsync))
+      return false;
+    // The user's mbarriers order them (either way round: across loop
+    // iterations the later op in program order may run first).
+    if (MBarriers.ordered(*A.Op, *B.Op) || MBarriers.ordered(*B.Op, *A.Op))
       return false;
     return !Owners.sameThreadsOnly(A, B, SameIteration);
   }
@@ -573,6 +691,8 @@ private:
   void visitBlock(Block &B, AccessSet &Pending) {
     for (Operation *Op : B.getOps()) {
       if (Op->is(OpKind::Barrier)) {
+        // A named barrier where every thread runs it is trusted as one for
+        // the block (the user chose its count).
         Pending.clear();
       } else if (Op->is(OpKind::CpAsyncWait)) {
         // The copies land by the wait (all of them, conservatively); a
@@ -672,7 +792,9 @@ private:
     AccessSet Inner = nestedAccesses(Op);
     if (findConflict(Pending, Inner))
       barrierBefore(Op, Pending);
-    if (!Op.is(OpKind::Parallel))
+    // Named barriers and mbarrier waits inside make its inner ordering the
+    // user's responsibility, as in TileLang.
+    if (!Op.is(OpKind::Parallel) && !hasUserSync(Op))
       checkInside(Op, Inner);
     addNested(Pending, Inner);
   }
@@ -708,6 +830,7 @@ private:
 
   Divergence Div;
   ThreadOwnership Owners;
+  MBarrierOrder MBarriers;
   DiagnosticEngine &Diags;
   /// cp_async writes issued and not yet waited for.
   AccessSet InFlight;

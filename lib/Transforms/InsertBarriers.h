@@ -29,9 +29,38 @@
 //     touches: the barrier goes before it, and later conflicts get one
 //     after it. A conflict inside it cannot be fixed and is reported as a
 //     warning.
+//   - User synchronization (T.alloc_barrier / T.barrier_arrive /
+//     T.barrier_wait, T.sync_threads(id, count), `with T.ws(g)` role
+//     blocks) is trusted, as in TileLang, where insufficient sync is the
+//     program's responsibility:
+//     * mbarrier ops are not shared-memory data accesses (the hardware
+//       orders them); the barrier after Sema's mbarrier_init publishes the
+//       init.
+//     * Two accesses need no barrier when the user's mbarriers order them:
+//       one is followed, in its block or an enclosing one, by an
+//       `mbarrier_arrive` on array X (release), and the other is preceded
+//       the same way by an `mbarrier_wait` on X (acquire) that comes after
+//       the first access in program order, or shares a loop with both
+//       (the next iteration's wait). The scans look into nested uniform
+//       code but not into thread-dependent branches, which other threads
+//       (another role) run: an arrive by other threads releases nothing of
+//       this thread's. A wait on Y before an arrive on X passes Y's
+//       releases on to X, so chains through other threads count (producer
+//       -> full -> consumer -> empty -> producer's next write). Barrier
+//       arrays are identified by their alloc, not their index: a wait on
+//       bars[0] is trusted to acquire what an arrive on bars[1] released.
+//     * A divergent op (role block, `if tx < N`) containing a named
+//       barrier or an mbarrier wait gets no race warning for conflicts
+//       inside it; a named barrier where all threads run it counts as a
+//       block barrier.
+//     * A `__syncthreads` is still placed before a role block whose
+//       accesses conflict with pending ones that no mbarrier orders (it
+//       sits where every thread reaches it, never inside the role).
 // Guarantees: every cross-thread RAW/WAR/WAW pair of shared accesses in a
 //   kernel is separated by a barrier that all threads of the block reach,
-//   except the conflicts reported as warnings; no other op changes.
+//   except the conflicts reported as warnings and those the user's
+//   mbarriers and named barriers order (above); no barrier is placed
+//   inside thread-dependent code; no other op changes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TRANSFORMS_INSERTBARRIERS_H

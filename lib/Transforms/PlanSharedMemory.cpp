@@ -56,6 +56,10 @@ public:
     SharedLiveRange R{&Alloc, Lin.begin(&Alloc), Lin.begin(&Alloc), Bytes,
                       false};
     Value *Buf = Alloc.getResult();
+    // An mbarrier lives from its init to the end of the kernel: its bytes
+    // may not be reused without mbarrier.inval.
+    if (Alloc.getBoolAttr("mbarrier").value_or(false))
+      return {&Alloc, Lin.begin(&Alloc), Lin.end(&Kernel), Bytes, true};
     const Operation *Scope = scratchScope(Alloc);
     for (const Use &U : Buf->getUses()) {
       // A layout annotation names the buffer without touching it.

@@ -22,6 +22,8 @@
 //   declaration-order offsets (the sum) are kept. Each accessed shared
 //   alloc gets `shared_offset = O, shared_bytes = B`; the kernel's shared
 //   memory is the largest O + B, rounded up to 16.
+//   An mbarrier array (`alloc {mbarrier = true}`) is live from its alloc to
+//   the end of the kernel.
 // Guarantees: two buffers whose byte ranges overlap are never live at once;
 //   insert-barriers treats such buffers as the same memory, so a barrier
 //   separates the last access of one from the first access of the other.

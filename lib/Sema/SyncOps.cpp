@@ -1,0 +1,212 @@
+//===- SyncOps.cpp - mbarriers, named barriers and warp-group roles -------===//
+//
+// TileLang's manual synchronization for hand-written warp-specialized
+// programs: T.alloc_barrier makes an array of mbarriers in shared memory,
+// T.barrier_arrive / T.barrier_wait (and their mbarrier_* spellings) use
+// one of them, and `with T.ws(g):` runs a block on warp group g only.
+// insert-barriers trusts the mbarriers for the shared memory they order
+// (InsertBarriers.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builtins.h"
+#include "Interp.h"
+#include "tilec/IR/Value.h"
+
+using namespace tilec;
+using namespace tilec::sema;
+
+namespace {
+
+constexpr int64_t WarpGroupThreads = 128;
+constexpr int64_t MaxArriveCount = (1 << 20) - 1;
+
+/// The arrival counts of T.alloc_barrier(arrive_count): an int or a
+/// non-empty list/tuple of ints.
+std::optional<std::vector<int64_t>> arriveCounts(Interp &I, const Value &V,
+                                                 llvm::SMRange R) {
+  std::vector<Value> Items = V.isSequence() ? V.elts() : std::vector<Value>{V};
+  std::vector<int64_t> Counts;
+  for (const Value &Item : Items) {
+    if (!Item.isIntLike() || Item.getInt() < 1 ||
+        Item.getInt() > MaxArriveCount)
+      break;
+    Counts.push_back(Item.getInt());
+  }
+  if (Counts.empty() || Counts.size() != Items.size()) {
+    I.error(R, diag::err_alloc_barrier_count) << repr(V);
+    return std::nullopt;
+  }
+  return Counts;
+}
+
+/// `tx == 0 [&& ty == 0 && tz == 0]`: the one thread that initializes.
+ir::Value *isFirstThread(Interp &I) {
+  size_t Dims = I.CurFunc->Kernel->getIntArrayAttr("threads")
+                    .value_or(std::vector<int64_t>{1})
+                    .size();
+  ir::Value *Zero = I.B.createConstInt(0);
+  ir::Value *Cond = nullptr;
+  for (size_t D = 0; D != std::min<size_t>(Dims, 3); ++D) {
+    ir::Value *Eq =
+        I.B.createCmp(ir::CmpPred::Eq, I.B.createThreadId(int64_t(D)), Zero);
+    Cond = Cond ? I.B.createBinary(ir::OpKind::And, Cond, Eq) : Eq;
+  }
+  return Cond ? Cond
+              : I.B.createCmp(ir::CmpPred::Eq, I.B.createThreadId(0), Zero);
+}
+
+/// The mbarrier alloc behind \p Buf, when it is one.
+bool isBarrierBuffer(const BufferObj &Buf) {
+  const ir::Operation *Def = Buf.IR ? Buf.IR->getDefiningOp() : nullptr;
+  return Def && Def->getBoolAttr("mbarrier").value_or(false);
+}
+
+/// One mbarrier operand: `bars[i]`, or a barrier array of one.
+struct BarrierRef {
+  ir::Value *Buf = nullptr;
+  ir::Value *Index = nullptr;
+};
+
+std::optional<BarrierRef> barrierOf(Interp &I, const Value &V, llvm::SMRange R,
+                                    llvm::StringRef What) {
+  if (auto *Ref = V.getAs<BufferRefObj>()) {
+    if (isBarrierBuffer(*Ref->Buf) && Ref->Indices.size() == 1 &&
+        !Ref->Indices[0].IsSlice) {
+      ir::Value *Index = I.toIndex(Ref->Indices[0].Index, R);
+      if (!Index)
+        return std::nullopt;
+      return BarrierRef{Ref->Buf->IR, Index};
+    }
+  } else if (auto *Buf = V.getAs<BufferObj>()) {
+    if (isBarrierBuffer(*Buf) && Buf->Dims.size() == 1 &&
+        Buf->Dims[0].isStatic() && Buf->Dims[0].getValue() == 1)
+      return BarrierRef{Buf->IR, I.B.createConstInt(0)};
+  }
+  if (!V.isPoison())
+    I.error(R, diag::err_not_a_barrier) << What.str() << typeName(V);
+  return std::nullopt;
+}
+
+/// Creates `Kind %bar[%i] [, %Extra]` at the call.
+Value barrierOp(Interp &I, ir::OpKind Kind, const BarrierRef &B,
+                ir::Value *Extra) {
+  std::vector<ir::Value *> Ops = {B.Buf, B.Index};
+  std::vector<unsigned> Segments = {2};
+  if (Extra) {
+    Ops.push_back(Extra);
+    Segments.push_back(1);
+  }
+  I.B.create(Kind, Ops, Segments, {});
+  return Value::none();
+}
+
+} // namespace
+
+/// T.alloc_barrier(arrive_count): shared u64 mbarriers, one per count,
+/// initialized by one thread and published by a block barrier before any
+/// thread can use them. Only at the kernel's top level, which every thread
+/// runs (the barrier after the init needs all of them).
+Value sema::tAllocBarrier(Interp &I, BoundArgs &A) {
+  auto Counts = arriveCounts(I, A[0], A.range(0));
+  if (!Counts)
+    return Value::poison();
+  ir::Block *Here = I.B.getInsertionBlock();
+  if (!Here || Here->getParentOp() != I.CurFunc->Kernel) {
+    I.error(A.CallRange, diag::err_alloc_barrier_not_top);
+    return Value::poison();
+  }
+  Value Bars =
+      allocBuffer(I, ir::Scope::Shared, {ir::Dim(int64_t(Counts->size()))},
+                  DType::UInt64, A.CallRange);
+  ir::Value *Buf = Bars.getAs<BufferObj>()->IR;
+  Buf->getDefiningOp()->setAttr("mbarrier", ir::Attribute::boolean(true));
+  ir::Operation *If = I.B.createIf(isFirstThread(I));
+  {
+    ir::Builder::InsertionGuard G(I.B);
+    I.B.setInsertionPointToEnd(If->getBody(0));
+    I.B.create(ir::OpKind::MBarrierInit, {Buf}, {1}, {},
+               {{"counts", ir::Attribute::intArray(*Counts)}});
+  }
+  I.B.create(ir::OpKind::Barrier, {}, {}, {});
+  return Bars;
+}
+
+/// T.barrier_arrive(bar) / T.mbarrier_arrive(mbarrier): one arrival by
+/// each thread that runs it.
+Value sema::tBarrierArrive(Interp &I, BoundArgs &A) {
+  if (A.id() == BuiltinID::TMBarrierArrive && !A[1].isNone()) {
+    I.error(A.range(1), diag::err_feature_unsupported)
+        << "T.mbarrier_arrive on another block of a cluster (cta_id)";
+    return Value::poison();
+  }
+  auto B = barrierOf(I, A[0], A.range(0), A.name());
+  if (!B)
+    return Value::poison();
+  return barrierOp(I, ir::OpKind::MBarrierArrive, *B, nullptr);
+}
+
+/// T.barrier_wait(bar, parity) / T.mbarrier_wait_parity(mbarrier, parity):
+/// waits until the phase of that parity has completed.
+Value sema::tBarrierWait(Interp &I, BoundArgs &A) {
+  if (A[1].isNone()) {
+    I.error(A.CallRange, diag::err_feature_unsupported)
+        << A.name() + " without a parity";
+    return Value::poison();
+  }
+  auto B = barrierOf(I, A[0], A.range(0), A.name());
+  if (!B)
+    return Value::poison();
+  ir::Value *Parity = I.toRuntimeAs(A[1], DType::Int32, A.range(1));
+  if (!Parity)
+    return Value::poison();
+  return barrierOp(I, ir::OpKind::MBarrierWait, *B, Parity);
+}
+
+/// T.mbarrier_expect_tx(mbarrier, tx): adds tx bytes to the current phase
+/// (sm_90; check-target rejects it for older targets).
+Value sema::tMBarrierExpectTx(Interp &I, BoundArgs &A) {
+  auto B = barrierOf(I, A[0], A.range(0), A.name());
+  if (!B)
+    return Value::poison();
+  ir::Value *Bytes = I.toRuntimeAs(A[1], DType::Int32, A.range(1));
+  if (!Bytes)
+    return Value::poison();
+  return barrierOp(I, ir::OpKind::MBarrierExpectTx, *B, Bytes);
+}
+
+/// T.ws(g, ...): the condition `threadIdx.x / 128 in (g, ...)` for a
+/// `with` role block; each group must exist in the block.
+Value sema::tWs(Interp &I, BoundArgs &A) {
+  std::vector<int64_t> Threads =
+      I.CurFunc->Kernel->getIntArrayAttr("threads").value_or(
+          std::vector<int64_t>{1});
+  int64_t Groups = Threads[0] / WarpGroupThreads;
+  if (A.Rest.empty()) {
+    I.error(A.CallRange, diag::err_ws_groups) << "expected a warp group";
+    return Value::poison();
+  }
+  ir::Value *Group =
+      I.B.createBinary(ir::OpKind::FloorDiv, I.B.createThreadId(0),
+                       I.B.createConstInt(WarpGroupThreads));
+  ir::Value *Cond = nullptr;
+  for (size_t K = 0; K != A.Rest.size(); ++K) {
+    auto G = I.constInt(A.Rest[K], A.RestRanges[K], "a warp group index");
+    if (!G)
+      return Value::poison();
+    if (*G < 0 || *G >= Groups) {
+      I.error(A.RestRanges[K], diag::err_ws_groups)
+          << "warp group " + std::to_string(*G) +
+                 " does not exist in a "
+                 "block of " +
+                 std::to_string(Threads[0]) + " threads";
+      return Value::poison();
+    }
+    ir::Value *Eq =
+        I.B.createCmp(ir::CmpPred::Eq, Group, I.B.createConstInt(*G));
+    Cond = Cond ? I.B.createBinary(ir::OpKind::Or, Cond, Eq) : Eq;
+  }
+  auto Role = std::make_shared<RoleObj>();
+  Role->Cond = Cond;
+  return Value::object(std::move(Role));
+}
