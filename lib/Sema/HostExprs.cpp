@@ -331,6 +331,11 @@ void setItem(DictData &D, Value Key, Value Val) {
 Value Interp::evalComprehension(const ComprehensionExpr *E) {
   std::shared_ptr<Scope> Outer = frame().Locals;
   frame().Locals = std::make_shared<Scope>(Outer);
+  // The loop targets live in the comprehension's scope: they must not be
+  // logged as assignments of an enclosing runtime region (which would make
+  // an outer name of the same spelling stale when the region closes).
+  std::vector<RegionLog> Regions = std::move(frame().Regions);
+  frame().Regions.clear();
   std::vector<Value> Elts;
   auto Dict = std::make_shared<DictData>();
   auto Emit = [&] {
@@ -347,6 +352,7 @@ Value Interp::evalComprehension(const ComprehensionExpr *E) {
   };
   bool OK = ComprehensionRunner(*this, *E, Emit).run(0);
   frame().Locals = Outer;
+  frame().Regions = std::move(Regions);
   if (!OK)
     return Value::poison();
   if (E->CK == ComprehensionExpr::CompKind::Dict)
