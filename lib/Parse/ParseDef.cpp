@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StmtNodes.h"
 #include "tilec/Parse/Parser.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -15,11 +16,7 @@ using namespace tilec::ast;
 using llvm::SMLoc;
 using llvm::SMRange;
 
-namespace {
-template <typename T, typename... Args> StmtPtr make(Args &&...A) {
-  return std::make_unique<T>(std::forward<Args>(A)...);
-}
-} // namespace
+using tilec::parse::make;
 
 // decorated -> ('@' test NEWLINE)+ (funcdef | classdef | async_funcdef)
 StmtPtr Parser::parseDecorated() {

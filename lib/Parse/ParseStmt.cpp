@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StmtNodes.h"
 #include "tilec/Parse/Parser.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -15,10 +16,9 @@ using namespace tilec::ast;
 using llvm::SMLoc;
 using llvm::SMRange;
 
+using tilec::parse::make;
+
 namespace {
-template <typename T, typename... Args> StmtPtr make(Args &&...A) {
-  return std::make_unique<T>(std::forward<Args>(A)...);
-}
 
 bool augAssignOp(tok::Kind K, BinaryOp &Op) {
   switch (K) {

@@ -316,14 +316,6 @@ void addUnique(std::vector<Value> &Out, Value V) {
   Out.push_back(std::move(V));
 }
 
-void setItem(DictData &D, Value Key, Value Val) {
-  for (auto &Item : D.Items)
-    if (equals(Item.first, Key)) {
-      Item.second = std::move(Val);
-      return;
-    }
-  D.Items.emplace_back(std::move(Key), std::move(Val));
-}
 } // namespace
 
 /// Comprehensions have their own scope, as in Python 3: the loop targets
@@ -343,7 +335,7 @@ Value Interp::evalComprehension(const ComprehensionExpr *E) {
     if (V.isPoison())
       return false;
     if (E->CK == ComprehensionExpr::CompKind::Dict)
-      setItem(*Dict, V, eval(E->DictValue.get()));
+      Dict->set(V, eval(E->DictValue.get()));
     else if (E->CK == ComprehensionExpr::CompKind::Set)
       addUnique(Elts, std::move(V));
     else
@@ -391,7 +383,7 @@ Value Interp::evalDict(const DictExpr *D) {
   for (size_t K = 0; K < D->Keys.size(); ++K) {
     Value Val = eval(D->Values[K].get());
     if (D->Keys[K]) {
-      setItem(*Data, eval(D->Keys[K].get()), std::move(Val));
+      Data->set(eval(D->Keys[K].get()), std::move(Val));
       continue;
     }
     if (!Val.isDict()) {
@@ -402,7 +394,7 @@ Value Interp::evalDict(const DictExpr *D) {
       return Value::poison();
     }
     for (const auto &[Key, V] : Val.getDict().Items)
-      setItem(*Data, Key, V);
+      Data->set(Key, V);
   }
   return Value::dict(std::move(Data));
 }

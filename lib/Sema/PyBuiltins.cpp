@@ -195,15 +195,9 @@ Value sema::pyList(Interp &I, BoundArgs &A) {
 /// dict(mapping_or_pairs, **kwargs)
 Value sema::pyDict(Interp &I, BoundArgs &A) {
   auto D = std::make_shared<DictData>();
-  auto Set = [&](Value K, Value V) {
-    for (auto &Item : D->Items)
-      if (equals(Item.first, K))
-        return void(Item.second = std::move(V));
-    D->Items.emplace_back(std::move(K), std::move(V));
-  };
   if (A[0].isDict()) {
     for (auto &[K, V] : A[0].getDict().Items)
-      Set(K, V);
+      D->set(K, V);
   } else if (!A[0].isNone()) {
     auto Items = I.iterate(A[0], A.range(0));
     if (!Items)
@@ -213,11 +207,11 @@ Value sema::pyDict(Interp &I, BoundArgs &A) {
         typeError(I, A.range(0), "dict() item", "a (key, value) pair", P);
         return Value::poison();
       }
-      Set(P.elts()[0], P.elts()[1]);
+      D->set(P.elts()[0], P.elts()[1]);
     }
   }
   for (auto &[K, V] : A.Extra)
-    Set(Value::str(K), V);
+    D->set(Value::str(K), V);
   return Value::dict(std::move(D));
 }
 
@@ -545,19 +539,18 @@ static Value strMap(Interp &I, BoundArgs &A,
 Value sema::mStrip(Interp &I, BoundArgs &A) {
   return strMap(I, A, [](llvm::StringRef S) { return S.trim().str(); });
 }
-Value sema::mIsDigit(Interp &I, BoundArgs &A) {
+/// str.isdigit/isalpha: a non-empty string whose every character passes.
+static Value strAll(Interp &I, BoundArgs &A, bool (*Pred)(char)) {
   if (!receiver(I, A, A.self().isStr()))
     return Value::poison();
   llvm::StringRef S = A.self().getStr();
-  return Value::boolean(
-      !S.empty() && llvm::all_of(S, [](char C) { return llvm::isDigit(C); }));
+  return Value::boolean(!S.empty() && llvm::all_of(S, Pred));
+}
+Value sema::mIsDigit(Interp &I, BoundArgs &A) {
+  return strAll(I, A, [](char C) { return llvm::isDigit(C); });
 }
 Value sema::mIsAlpha(Interp &I, BoundArgs &A) {
-  if (!receiver(I, A, A.self().isStr()))
-    return Value::poison();
-  llvm::StringRef S = A.self().getStr();
-  return Value::boolean(
-      !S.empty() && llvm::all_of(S, [](char C) { return llvm::isAlpha(C); }));
+  return strAll(I, A, [](char C) { return llvm::isAlpha(C); });
 }
 Value sema::mReplace(Interp &I, BoundArgs &A) {
   if (!receiver(I, A, A.self().isStr()) || !A[0].isStr() || !A[1].isStr())

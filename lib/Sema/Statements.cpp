@@ -177,13 +177,7 @@ static void assignSubscript(Interp &I, const SubscriptExpr *S, const Value &V,
     return;
   }
   if (Base.isDict()) {
-    Value Key = I.eval(S->Index.get());
-    for (auto &Item : Base.getDict().Items)
-      if (equals(Item.first, Key)) {
-        Item.second = V;
-        return;
-      }
-    Base.getDict().Items.emplace_back(Key, V);
+    Base.getDict().set(I.eval(S->Index.get()), V);
     return;
   }
   if (Base.isList()) {

@@ -96,6 +96,15 @@ Value *Scope::lookupLocal(llvm::StringRef Name) {
   return It == Vars.end() ? nullptr : &It->second;
 }
 
+void DictData::set(Value Key, Value Val) {
+  for (auto &Item : Items)
+    if (equals(Item.first, Key)) {
+      Item.second = std::move(Val);
+      return;
+    }
+  Items.emplace_back(std::move(Key), std::move(Val));
+}
+
 Scope *Scope::owner(llvm::StringRef Name) {
   for (Scope *S = this; S; S = S->Parent.get())
     if (S->lookupLocal(Name))

@@ -126,6 +126,8 @@ private:
 
 struct DictData {
   std::vector<std::pair<Value, Value>> Items;
+  /// `d[Key] = Val`: replaces the value of an equal key, else appends.
+  void set(Value Key, Value Val);
 };
 
 //===----------------------------------------------------------------------===//
