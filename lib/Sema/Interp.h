@@ -243,7 +243,7 @@ public:
   void buildEagerFunc(FunctionObj &F, CallArgs &Args, llvm::SMRange At);
   Flow execKernel(const ast::WithStmt *S, KernelSpecObj &Spec);
   Flow execRuntimeFor(const ast::ForStmt *S, LoopObj &L);
-  Value makeSymbol(llvm::StringRef Name, DType T);
+  Value makeSymbol(llvm::StringRef Name, DType T, llvm::SMRange R);
   /// Emits the func op once the signature is known (eager mode seals it at
   /// the first statement that needs IR).
   bool sealEagerSignature(llvm::SMRange At);

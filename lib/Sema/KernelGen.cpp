@@ -17,6 +17,7 @@
 #include "Interp.h"
 #include "tilec/IR/Value.h"
 #include "tilec/Support/Target.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace tilec;
@@ -27,7 +28,20 @@ using namespace tilec::ast;
 // Symbols and parameter types
 //===----------------------------------------------------------------------===//
 
-Value Interp::makeSymbol(llvm::StringRef Name, DType T) {
+/// Symbol names become IR value names and C parameter names: they must be
+/// identifiers.
+static bool isIdentifier(llvm::StringRef Name) {
+  if (Name.empty() || !(llvm::isAlpha(Name[0]) || Name[0] == '_'))
+    return false;
+  return llvm::all_of(Name,
+                      [](char C) { return llvm::isAlnum(C) || C == '_'; });
+}
+
+Value Interp::makeSymbol(llvm::StringRef Name, DType T, llvm::SMRange R) {
+  if (!isIdentifier(Name)) {
+    error(R, diag::err_bad_symbol_name) << Name;
+    return Value::poison();
+  }
   auto S = std::make_shared<SymbolObj>(Name.str(), T);
   AllSymbols.push_back(S);
   return Value::object(std::move(S));
@@ -43,7 +57,7 @@ Value sema::tDynamic(Interp &I, BoundArgs &A) {
   auto T = I.dtypeOf(A[1], A.range(1), "dtype");
   if (!T)
     return Value::poison();
-  return I.makeSymbol(A[0].getStr(), *T);
+  return I.makeSymbol(A[0].getStr(), *T, A.range(0));
 }
 
 /// T.const("M, N"): shape names inferred from tensors at call time; here a
@@ -63,7 +77,7 @@ Value sema::tConst(Interp &I, BoundArgs &A) {
     if (It != I.Opts.Defines.end())
       Out.push_back(parseDefineValue(It->second));
     else
-      Out.push_back(I.makeSymbol(N, DType::Int32));
+      Out.push_back(I.makeSymbol(N, DType::Int32, A.range(0)));
   }
   if (Out.size() == 1)
     return Out[0];
