@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Builtins.h"
+#include "HostModel.h"
 #include "Interp.h"
 #include "tilec/IR/Value.h"
 #include "tilec/Support/Target.h"
@@ -346,8 +347,8 @@ static Value valueAttribute(Interp &I, const Value &Base, llvm::StringRef Attr,
   // `kernel.compile(...)`, `kernel.get_profiler()`: the JIT object's host
   // API; a host-only value, an error only where a kernel uses it.
   if (auto *F = Base.getAs<FunctionObj>(); F && !I.hasIR())
-    return Value::object(
-        std::make_shared<OpaqueObj>(F->Name + "." + Attr.str()));
+    return makeHostValue(F->Name + "." + Attr.str(),
+                         std::make_shared<MethodModel>(Base, Attr.str()));
   if (Base.isDType() && Attr == "bits")
     return Value::integer(bitWidth(Base.getDType()));
   if (Base.isDType() && Attr == "name")
@@ -359,8 +360,13 @@ static Value valueAttribute(Interp &I, const Value &Base, llvm::StringRef Attr,
 }
 
 /// `tvm.tir` / `tvm.tirx` functions that mean the same as their T.
-/// namesakes (same argument conventions); anything else stays opaque.
+/// namesakes (same argument conventions), torch's dtypes; anything else
+/// stays opaque.
 static Value opaqueMember(llvm::StringRef Path, llvm::StringRef Attr) {
+  // torch.float16, torch.bfloat16, ...: the dtypes of the same names.
+  if (Path == "torch")
+    if (auto T = parseTileLangDType(Attr))
+      return Value::dtype(*T);
   bool Tir = Path == "tvm.tir" || Path == "tvm.tirx";
   if (Tir)
     if (auto ID = findBuiltin(BuiltinNS::Tir, Attr))
@@ -379,8 +385,11 @@ Value Interp::getAttribute(const Value &Base, llvm::StringRef Attr,
     return Base;
   if (auto *NS = Base.getAs<NamespaceObj>())
     return namespaceMember(*NS, Attr, AttrRange);
-  if (auto *O = Base.getAs<OpaqueObj>())
+  if (auto *O = Base.getAs<OpaqueObj>()) {
+    if (auto V = hostAttribute(Base, Attr))
+      return *V;
     return opaqueMember(O->Path, Attr);
+  }
   Value V = valueAttribute(*this, Base, Attr, BaseRange);
   if (V.isPoison() && !Aborting)
     error(AttrRange, diag::err_unknown_attribute)
@@ -649,15 +658,19 @@ static Value callDType(Interp &I, DType T, CallArgs &Args,
   return R ? Value::runtime(R) : Value::poison();
 }
 
-/// A call of host code: device queries answer with the target's figures,
-/// TVM's DataType(x) is the dtype x, anything else stays a host-only value.
+/// A call of host code: modelled objects and device queries answer
+/// (HostModel.h), TVM's DataType(x) and T.dtype(x) are the dtype x,
+/// anything else stays a host-only value.
 static Value callOpaque(Interp &I, const OpaqueObj &O, CallArgs &Args,
                         llvm::SMRange CallRange) {
+  if (auto V = hostCall(I, O, Args, CallRange))
+    return *V;
   llvm::StringRef Path = O.Path;
   if (Path.endswith("get_num_sms") && I.Opts.Tgt)
     return Value::integer(I.Opts.Tgt->NumSMs);
-  if (Path.endswith("DataType") && Args.Pos.size() == 1 && Args.Kw.empty()) {
-    auto T = I.dtypeOf(Args.Pos[0], Args.PosRanges[0], "DataType()");
+  if ((Path.endswith("DataType") || Path == "T.dtype") &&
+      Args.Pos.size() == 1 && Args.Kw.empty()) {
+    auto T = I.dtypeOf(Args.Pos[0], Args.PosRanges[0], Path.str() + "()");
     return T ? Value::dtype(*T) : Value::poison();
   }
   return Value::object(std::make_shared<OpaqueObj>(O.Path + "(...)"));
@@ -668,6 +681,9 @@ Value Interp::call(const Value &Callee, CallArgs &Args, llvm::SMRange CallRange,
   if (Callee.isPoison() || Aborting)
     return Value::poison();
   if (auto *F = Callee.getAs<FunctionObj>()) {
+    if (OnCall)
+      if (auto V = OnCall(*F, Args, CallRange))
+        return *V;
     if (F->Traits.IsPrimFunc || F->Traits.IsJit)
       return Value::object(std::make_shared<OpaqueObj>(F->Name + "(...)"));
     return callFunction(*F, Args, CallRange);

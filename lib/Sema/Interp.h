@@ -17,6 +17,8 @@
 //   KernelGen.cpp   prim_func -> func, T.Kernel, allocations, loops
 //   TileOps.cpp     copy, fill, gemm, reduce, cumsum, atomics, layouts
 //   Module.cpp      module level, kernel discovery, buildModule
+//   HostModel.cpp   torch tensors, argparse and classes of host drivers
+//   CallSites.cpp   the arguments a file's driver passes to its kernels
 //
 // Error handling: a failed expression reports once and yields Poison; the
 // statement carries on. Fatal conditions (raise, failed assert, recursion
@@ -32,6 +34,7 @@
 #include "tilec/Sema/Sema.h"
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
+#include <functional>
 #include <optional>
 
 namespace tilec {
@@ -119,6 +122,11 @@ public:
   static constexpr unsigned MaxCallDepth = 100;
   static constexpr uint64_t MaxLoopIterations = 1u << 20;
   static constexpr uint64_t MaxSteps = 20000000;
+
+  /// Runs a module's body: imports, constants (a -D value replaces the
+  /// assignment of a module-level name), definitions; bare expression
+  /// statements (driver code) are skipped. False when it aborted.
+  bool runModule(const ast::Module &M);
 
   //===--- Diagnostics ----------------------------------------------------===//
   ErrorReport error(llvm::SMRange R, diag::ID ID);
@@ -283,6 +291,16 @@ public:
   EagerState *Eager = nullptr;
   /// Symbols created so far (T.dynamic/T.const), in creation order.
   std::vector<std::shared_ptr<SymbolObj>> AllSymbols;
+  /// Values of T.const names read off the tensors a call site passes
+  /// (used when no -D value is given).
+  llvm::StringMap<Value> ConstHints;
+  /// Called before each call of a Python function; a value it returns is
+  /// the call's result, the function does not run (call-site discovery).
+  std::function<std::optional<Value>(FunctionObj &, CallArgs &, llvm::SMRange)>
+      OnCall;
+  /// Called when an eager kernel declares tensor parameter Name with Dims.
+  std::function<void(llvm::StringRef Name, llvm::ArrayRef<ir::Dim> Dims)>
+      OnTensorParam;
 
   Frame &frame() { return *Frames.back(); }
   Scope &scope() { return *frame().Locals; }

@@ -61,7 +61,8 @@ Value sema::tDynamic(Interp &I, BoundArgs &A) {
 }
 
 /// T.const("M, N"): shape names inferred from tensors at call time; here a
-/// -D value makes one a constant, otherwise it is a symbolic dim.
+/// -D value makes one a constant, else the extent of the tensor the file's
+/// call site passes (ConstHints), otherwise it is a symbolic dim.
 Value sema::tConst(Interp &I, BoundArgs &A) {
   if (!A[0].isStr()) {
     I.error(A.range(0), diag::err_type_mismatch) << "T.const names"
@@ -74,8 +75,11 @@ Value sema::tConst(Interp &I, BoundArgs &A) {
   for (llvm::StringRef N : Names) {
     N = N.trim();
     auto It = I.Opts.Defines.find(N.str());
+    auto Hint = I.ConstHints.find(N);
     if (It != I.Opts.Defines.end())
       Out.push_back(parseDefineValue(It->second));
+    else if (Hint != I.ConstHints.end())
+      Out.push_back(Hint->second);
     else
       Out.push_back(I.makeSymbol(N, DType::Int32, A.range(0)));
   }
@@ -322,6 +326,8 @@ void Interp::declareEagerParam(const NameExpr *N, const Expr *Annot) {
   Buf->DeclRange = N->getRange();
   Eager->Params.emplace_back(Pos, Buf);
   bindName(N->Id, Value::object(Buf), N->getRange());
+  if (OnTensorParam)
+    OnTensorParam(N->Id, Buf->Dims);
 }
 
 Value sema::tEmpty(Interp &I, BoundArgs &A) {

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Builtins.h"
+#include "CallSites.h"
 #include "Interp.h"
 #include "tilec/IR/Verifier.h"
 #include "tilec/Support/Target.h"
@@ -56,6 +57,23 @@ std::string decoratorName(const Expr *D) {
   if (auto *N = llvm::dyn_cast<NameExpr>(D))
     return N->Id;
   return "";
+}
+
+/// `NAME = ...` at module level with -D NAME given: bind the -D value.
+bool applyDefine(Interp &I, const Stmt *S) {
+  const Expr *Target = nullptr;
+  if (auto *A = llvm::dyn_cast<AssignStmt>(S); A && A->Targets.size() == 1)
+    Target = A->Targets[0].get();
+  else if (auto *AA = llvm::dyn_cast<AnnAssignStmt>(S); AA && AA->Value)
+    Target = AA->Target.get();
+  auto *N = llvm::dyn_cast_or_null<NameExpr>(Target);
+  if (!N)
+    return false;
+  auto It = I.Opts.Defines.find(N->Id);
+  if (It == I.Opts.Defines.end())
+    return false;
+  I.bindName(N->Id, parseDefineValue(It->second), N->getRange());
+  return true;
 }
 
 /// Calls Fn on every statement list nested in Body (not into defs).
@@ -121,34 +139,6 @@ std::vector<bool> tensorParams(const FunctionDefStmt *D) {
   return Out;
 }
 
-/// `NAME = ...` at module level with -D NAME given: bind the -D value.
-bool applyDefine(Interp &I, const Stmt *S) {
-  const Expr *Target = nullptr;
-  if (auto *A = llvm::dyn_cast<AssignStmt>(S); A && A->Targets.size() == 1)
-    Target = A->Targets[0].get();
-  else if (auto *AA = llvm::dyn_cast<AnnAssignStmt>(S); AA && AA->Value)
-    Target = AA->Target.get();
-  auto *N = llvm::dyn_cast_or_null<NameExpr>(Target);
-  if (!N)
-    return false;
-  auto It = I.Opts.Defines.find(N->Id);
-  if (It == I.Opts.Defines.end())
-    return false;
-  I.bindName(N->Id, parseDefineValue(It->second), N->getRange());
-  return true;
-}
-
-bool runModuleBody(Interp &I, const Module &M) {
-  for (const StmtPtr &S : M.Body) {
-    if (llvm::isa<ExprStmt>(S.get()) || applyDefine(I, S.get()))
-      continue;
-    I.exec(S.get());
-    if (I.Aborting)
-      return false;
-  }
-  return true;
-}
-
 std::vector<KernelCandidate> findKernels(Interp &I, const Module &M) {
   std::vector<KernelCandidate> Out;
   for (const StmtPtr &S : M.Body) {
@@ -197,22 +187,32 @@ bool checkConfigIndex(Interp &I, const FunctionObj &F) {
   return false;
 }
 
-/// Arguments for a factory or eager kernel: -D values, else defaults (left
-/// to the binder), else the selected autotune configuration; Skip marks
-/// parameters that need no value.
+/// A parameter the driver's call passes data tilec cannot know (an extent
+/// of a tensor built from random data): a symbolic dimension, so that the
+/// kernel takes it at run time.
+Value dynamicParam(Interp &I, const Param &P) {
+  return I.makeSymbol(P.Name, DType::Int32, P.Range);
+}
+
+/// Arguments for a factory or eager kernel: -D values, else the driver's
+/// call (Site), else defaults (left to the binder), else the selected
+/// autotune configuration; Skip marks parameters that need no value.
 bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
-                 CallArgs &Args) {
+                 const CallSite *Site, CallArgs &Args) {
   bool OK = true;
   for (size_t K = 0; K < F.Params->size(); ++K) {
     const Param &P = (*F.Params)[K];
     if (P.K != Param::Kind::Normal)
       continue;
     auto It = I.Opts.Defines.find(P.Name);
+    const Value *FromSite = Site ? Site->find(P.Name) : nullptr;
     Value V;
     if (K < Skip.size() && Skip[K])
       V = Value::none();
     else if (It != I.Opts.Defines.end())
       V = parseDefineValue(It->second);
+    else if (FromSite)
+      V = isHostData(*FromSite) ? dynamicParam(I, P) : *FromSite;
     else if (F.HasDefault[K])
       continue;
     else if (auto C = configValue(I, F, K))
@@ -230,9 +230,10 @@ bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
   return OK;
 }
 
-void buildFactory(Interp &I, FunctionObj &F, const std::string &Name) {
+void buildFactory(Interp &I, FunctionObj &F, const std::string &Name,
+                  const CallSite *Site) {
   CallArgs Args;
-  if (!factoryArgs(I, F, {}, Args))
+  if (!factoryArgs(I, F, {}, Site, Args))
     return;
   Value R = I.callFunction(F, Args, llvm::SMRange());
   if (R.isPoison() || I.Aborting)
@@ -248,23 +249,31 @@ void buildFactory(Interp &I, FunctionObj &F, const std::string &Name) {
   I.buildPrimFunc(*PF, Name, Traits);
 }
 
-void buildCandidate(Interp &I, const KernelCandidate &C) {
+void buildCandidate(Interp &I, const KernelCandidate &C, const CallSite *Site) {
   auto *F = I.ModuleScope->lookupLocal(C.Name)->getAs<FunctionObj>();
+  I.ConstHints.clear();
   switch (C.Kind) {
   case KernelKind::PrimFunc:
     I.buildPrimFunc(*F, C.Name, F->Traits);
     return;
   case KernelKind::Factory:
-    buildFactory(I, *F, C.Name);
+    buildFactory(I, *F, C.Name, Site);
     return;
   case KernelKind::Eager: {
     CallArgs Args;
     std::vector<bool> Tensors = tensorParams(C.Def);
-    if (factoryArgs(I, *F, Tensors, Args))
+    if (Site)
+      I.ConstHints = Site->ConstHints;
+    if (factoryArgs(I, *F, Tensors, Site, Args))
       I.buildEagerFunc(*F, Args, C.Def->NameRange);
     return;
   }
   }
+}
+
+/// Factories and eager kernels are built as the file's driver calls them.
+bool wantsCallSite(const KernelCandidate &C) {
+  return C.Kind != KernelKind::PrimFunc;
 }
 
 bool selectKernels(Interp &I, const Module &M,
@@ -308,6 +317,17 @@ void listConfigs(Interp &I, const std::vector<KernelCandidate> &Cands,
 }
 } // namespace
 
+bool Interp::runModule(const Module &M) {
+  for (const StmtPtr &S : M.Body) {
+    if (llvm::isa<ExprStmt>(S.get()) || applyDefine(*this, S.get()))
+      continue;
+    exec(S.get());
+    if (Aborting)
+      return false;
+  }
+  return true;
+}
+
 Value sema::parseDefineValue(const std::string &Text) {
   llvm::StringRef S = llvm::StringRef(Text).trim();
   int64_t N;
@@ -333,7 +353,7 @@ std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
   Interp I(SM, Diags, Opts);
   std::unique_ptr<ir::Operation> Module = ir::createModuleOp();
   I.ModuleOp = Module.get();
-  if (!runModuleBody(I, M))
+  if (!I.runModule(M))
     return nullptr;
   std::vector<KernelCandidate> Cands = findKernels(I, M);
   if (!selectKernels(I, M, Cands))
@@ -342,10 +362,18 @@ std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
     listConfigs(I, Cands, *Opts.ListConfigs);
     return nullptr;
   }
+  std::vector<WantedKernel> Wanted;
+  for (const KernelCandidate &C : Cands)
+    if (wantsCallSite(C))
+      Wanted.push_back({C.Def, C.Kind == KernelKind::Eager});
+  CallSiteMap Sites;
+  if (!Wanted.empty())
+    Sites = findCallSites(M, SM, Opts, Wanted);
   for (const KernelCandidate &C : Cands) {
     I.Aborting = false;
     I.Steps = 0;
-    buildCandidate(I, C);
+    auto It = Sites.find(C.Def);
+    buildCandidate(I, C, It == Sites.end() ? nullptr : &It->second);
   }
   if (Diags.numErrors() != ErrorsBefore)
     return nullptr;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Builtins.h"
+#include "HostModel.h"
 #include "Interp.h"
 #include "tilec/IR/Value.h"
 
@@ -213,7 +214,9 @@ void Interp::assign(const Expr *Target, const Value &V,
     return assignSubscript(*this, S, V, ValueRange);
   if (auto *A = llvm::dyn_cast<AttributeExpr>(Target)) {
     Value Base = eval(A->Value.get());
-    if (!Base.isPoison() && !Base.getAs<OpaqueObj>())
+    if (auto *R = hostModelOf<RecordModel>(Base))
+      R->Attrs[A->Attr] = V;
+    else if (!Base.isPoison() && !Base.getAs<OpaqueObj>())
       error(Target->getRange(), diag::err_invalid_assign_target)
           << "attribute '" + A->Attr + "'";
     return;
@@ -643,13 +646,12 @@ static Flow execFunctionDef(Interp &I, const FunctionDefStmt *D) {
   return I.Aborting ? Flow::Abort : Flow::Normal;
 }
 
-/// A class is host code: its name is bound to a host-only value, so a
-/// kernel that uses it gets err_host_value at the use.
+/// A class is host code: its name is bound to a host-only value (with the
+/// functions its body defines, for host drivers; HostModel.h), so a kernel
+/// that uses it gets err_host_value at the use.
 static Flow execClassDef(Interp &I, const ClassDefStmt *C) {
-  I.bindName(C->Name,
-             Value::object(std::make_shared<OpaqueObj>("class " + C->Name)),
-             C->NameRange);
-  return Flow::Normal;
+  I.bindName(C->Name, makeClass(I, C), C->NameRange);
+  return I.Aborting ? Flow::Abort : Flow::Normal;
 }
 
 /// tilec has no exceptions: a compile-time error inside `try` is reported
@@ -780,7 +782,31 @@ static bool ignoreExtraItems(Interp &I, const WithStmt *S) {
   return true;
 }
 
+/// `with torch.no_grad(), open(p) as f:` in host code: host context
+/// managers are not modelled; the body runs with each target bound to a
+/// host-only value.
+static Flow execHostWith(Interp &I, const WithStmt *S) {
+  for (const WithItem &It : S->Items) {
+    Value V = I.eval(It.Context.get());
+    if (V.isPoison())
+      return I.Aborting ? Flow::Abort : Flow::Normal;
+    if (!V.getAs<OpaqueObj>()) {
+      I.error(It.Context->getRange(), diag::err_feature_unsupported)
+          << "this 'with' statement (only 'with T.Kernel(...)' is)";
+      return Flow::Normal;
+    }
+    if (It.Target)
+      I.assign(It.Target.get(),
+               Value::object(std::make_shared<OpaqueObj>(
+                   exprText(It.Context->getRange()) + ".__enter__()")),
+               It.Context->getRange());
+  }
+  return I.exec(S->Body);
+}
+
 static Flow execWith(Interp &I, const WithStmt *S) {
+  if (!I.hasIR() && !isKernelCall(S->Items[0].Context.get()))
+    return execHostWith(I, S);
   // An eager kernel's signature is complete once its first kernel starts;
   // the grid may already read symbolic dims.
   if (I.Eager && !I.hasIR() && isKernelCall(S->Items[0].Context.get()))
@@ -795,8 +821,6 @@ static Flow execWith(Interp &I, const WithStmt *S) {
       return I.execKernel(S, *K);
     if (auto *R = Ctx.getAs<RoleObj>())
       return execRole(I, S, *R);
-    if (Ctx.getAs<OpaqueObj>() && !I.hasIR())
-      return Flow::Normal;
   }
   I.error(S->Items[0].Context->getRange(), diag::err_feature_unsupported)
       << "this 'with' statement (only 'with T.Kernel(...)' is)";

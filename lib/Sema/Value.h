@@ -44,6 +44,7 @@ class Stmt;
 namespace sema {
 
 class Object;
+class HostModel;
 struct DictData;
 
 class Value {
@@ -218,13 +219,16 @@ public:
 };
 
 /// A host-only value (torch, argparse, ...). Any use of it stays opaque;
-/// kernels cannot consume it.
+/// kernels cannot consume it. Model, when set, says what host code sees
+/// of it (a tensor's shape, a parser's defaults; HostModel.h).
 class OpaqueObj : public Object {
 public:
-  explicit OpaqueObj(std::string Path)
-      : Object(Kind::Opaque), Path(std::move(Path)) {}
+  explicit OpaqueObj(std::string Path,
+                     std::shared_ptr<HostModel> Model = nullptr)
+      : Object(Kind::Opaque), Path(std::move(Path)), Model(std::move(Model)) {}
   TILEC_SEMA_OBJECT(Opaque)
   std::string Path;
+  std::shared_ptr<HostModel> Model;
 };
 
 /// T.GemmWarpPolicy.Square / FullRow / FullCol.

@@ -1,0 +1,451 @@
+//===- HostModel.cpp - Models of torch, argparse and classes --------------===//
+//
+// Evaluates the host code a file's driver runs before it calls a kernel:
+// tensor factories and the tensor methods that keep or reshape a shape,
+// argparse defaults, and classes whose methods it calls. Anything else
+// stays an unmodelled host-only value (see HostModel.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostModel.h"
+#include "tilec/Support/Target.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace tilec;
+using namespace tilec::sema;
+using namespace tilec::ast;
+
+Value sema::makeHostValue(std::string Path, std::shared_ptr<HostModel> M) {
+  return Value::object(
+      std::make_shared<OpaqueObj>(std::move(Path), std::move(M)));
+}
+
+namespace {
+
+const Value *keyword(const CallArgs &A, llvm::StringRef Name) {
+  for (const auto &[K, V] : A.Kw)
+    if (K == Name)
+      return &V;
+  return nullptr;
+}
+
+Value methodOf(const Value &Self, llvm::StringRef Name) {
+  auto *O = Self.getAs<OpaqueObj>();
+  return makeHostValue(O->Path + "." + Name.str(),
+                       std::make_shared<MethodModel>(Self, Name.str()));
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+Value makeTensor(llvm::StringRef Path, std::vector<Value> Shape, Value DT) {
+  auto M = std::make_shared<TensorModel>();
+  M->Shape = std::move(Shape);
+  M->DTypeV = std::move(DT);
+  return makeHostValue(Path.str(), std::move(M));
+}
+
+/// A shape given as `f(M, K)`, `f((M, K))` or `f([M, K])` from position
+/// First on, or as `size=`.
+std::optional<std::vector<Value>> shapeArgs(const CallArgs &A, size_t First) {
+  if (const Value *S = keyword(A, "size"))
+    return S->isSequence() ? std::optional(S->elts()) : std::nullopt;
+  if (A.Pos.size() == First + 1 && A.Pos[First].isSequence())
+    return A.Pos[First].elts();
+  if (A.Pos.size() <= First)
+    return std::nullopt;
+  return std::vector<Value>(A.Pos.begin() + First, A.Pos.end());
+}
+
+Value dtypeKeyword(const CallArgs &A) {
+  const Value *D = keyword(A, "dtype");
+  return D ? *D : Value::none();
+}
+
+/// torch.randn/rand/empty/zeros/ones(shape...), randint(lo, hi, size),
+/// full(size, value), arange(n), *_like(t).
+std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
+                                  llvm::StringRef Path) {
+  if (Fn.endswith("_like") && !A.Pos.empty()) {
+    auto *T = hostModelOf<TensorModel>(A.Pos[0]);
+    if (!T)
+      return std::nullopt;
+    Value DT = dtypeKeyword(A);
+    return makeTensor(Path, T->Shape, DT.isNone() ? T->DTypeV : DT);
+  }
+  std::optional<std::vector<Value>> Shape;
+  if (Fn == "randn" || Fn == "rand" || Fn == "empty" || Fn == "zeros" ||
+      Fn == "ones")
+    Shape = shapeArgs(A, 0);
+  else if (Fn == "randint")
+    Shape = shapeArgs(A, A.Pos.size() >= 3 ? 2 : 1);
+  else if (Fn == "full" && !A.Pos.empty() && A.Pos[0].isSequence())
+    Shape = A.Pos[0].elts();
+  else if (Fn == "arange" && A.Pos.size() == 1)
+    Shape = std::vector<Value>{A.Pos[0]};
+  if (!Shape)
+    return std::nullopt;
+  return makeTensor(Path, std::move(*Shape), dtypeKeyword(A));
+}
+
+/// The dtype named by a `.to(...)` argument, or None for a device.
+Value dtypeArg(const Value &V) {
+  if (V.isDType())
+    return V;
+  auto *O = V.getAs<OpaqueObj>();
+  if (O && !O->Model &&
+      parseTileLangDType(llvm::StringRef(O->Path).rsplit('.').second))
+    return V;
+  return Value::none();
+}
+
+std::optional<int64_t> dimIndex(const Value &V, size_t Rank) {
+  if (!V.isInt())
+    return std::nullopt;
+  int64_t D = V.getInt() < 0 ? V.getInt() + int64_t(Rank) : V.getInt();
+  if (D < 0 || D >= int64_t(Rank))
+    return std::nullopt;
+  return D;
+}
+
+/// `t.view(*shape)` / `t.reshape(*shape)`, resolving one -1.
+std::optional<Value> reshaped(const TensorModel &T, const CallArgs &A,
+                              llvm::StringRef Path) {
+  auto Shape = shapeArgs(A, 0);
+  if (!Shape)
+    return std::nullopt;
+  int64_t Known = 1, Total = 1;
+  int Hole = -1;
+  for (size_t K = 0; K < Shape->size(); ++K) {
+    if ((*Shape)[K].isInt() && (*Shape)[K].getInt() == -1)
+      Hole = int(K);
+    else if ((*Shape)[K].isInt())
+      Known *= (*Shape)[K].getInt();
+  }
+  bool AllInts =
+      llvm::all_of(T.Shape, [](const Value &V) { return V.isInt(); });
+  for (const Value &V : T.Shape)
+    Total *= AllInts ? V.getInt() : 1;
+  if (Hole >= 0)
+    (*Shape)[Hole] = AllInts && Known > 0
+                         ? Value::integer(Total / Known)
+                         : makeHostValue(Path.str() + ".shape[-1]", nullptr);
+  return makeTensor(Path, std::move(*Shape), T.DTypeV);
+}
+
+std::optional<Value> permuted(const TensorModel &T, const CallArgs &A,
+                              llvm::StringRef Path) {
+  auto Dims = shapeArgs(A, 0);
+  if (!Dims || Dims->size() != T.Shape.size())
+    return std::nullopt;
+  std::vector<Value> Shape;
+  for (const Value &D : *Dims) {
+    auto K = dimIndex(D, T.Shape.size());
+    if (!K)
+      return std::nullopt;
+    Shape.push_back(T.Shape[*K]);
+  }
+  return makeTensor(Path, std::move(Shape), T.DTypeV);
+}
+
+std::optional<Value> transposed(const TensorModel &T, const CallArgs &A,
+                                llvm::StringRef Path) {
+  if (A.Pos.size() != 2)
+    return std::nullopt;
+  auto D0 = dimIndex(A.Pos[0], T.Shape.size());
+  auto D1 = dimIndex(A.Pos[1], T.Shape.size());
+  if (!D0 || !D1)
+    return std::nullopt;
+  std::vector<Value> Shape = T.Shape;
+  std::swap(Shape[*D0], Shape[*D1]);
+  return makeTensor(Path, std::move(Shape), T.DTypeV);
+}
+
+std::optional<Value> sized(const TensorModel &T, const CallArgs &A) {
+  if (A.Pos.empty())
+    return Value::tuple(T.Shape);
+  auto D = dimIndex(A.Pos[0], T.Shape.size());
+  return D ? std::optional(T.Shape[*D]) : std::nullopt;
+}
+
+/// `.half()`, `.float()`, ...: the dtype the conversion method names.
+std::optional<DType> conversionDType(llvm::StringRef Name) {
+  return llvm::StringSwitch<std::optional<DType>>(Name)
+      .Case("half", DType::Float16)
+      .Case("float", DType::Float32)
+      .Case("double", DType::Float64)
+      .Case("bfloat16", DType::BFloat16)
+      .Case("int", DType::Int32)
+      .Case("long", DType::Int64)
+      .Case("bool", DType::Bool)
+      .Default(std::nullopt);
+}
+
+bool keepsShape(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("cuda", "cpu", "contiguous", "clone", "detach", true)
+      .Cases("requires_grad_", "normal_", "uniform_", "zero_", "fill_", true)
+      .Cases("random_", "clamp", "clamp_", "abs", "exp", "sqrt", true)
+      .Cases("mul", "mul_", "add", "add_", "div", "div_", "neg", true)
+      .Default(false);
+}
+
+std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
+                                  llvm::StringRef Name, const CallArgs &A) {
+  std::string Path = Self.getAs<OpaqueObj>()->Path + "." + Name.str() + "()";
+  if (keepsShape(Name))
+    return makeTensor(Path, T.Shape, T.DTypeV);
+  if (auto DT = conversionDType(Name))
+    return makeTensor(Path, T.Shape, Value::dtype(*DT));
+  if (Name == "to") {
+    Value DT = dtypeKeyword(A);
+    for (const Value &V : A.Pos)
+      if (DT.isNone())
+        DT = dtypeArg(V);
+    return makeTensor(Path, T.Shape, DT.isNone() ? T.DTypeV : DT);
+  }
+  if (Name == "view" || Name == "reshape")
+    return reshaped(T, A, Path);
+  if (Name == "permute")
+    return permuted(T, A, Path);
+  if (Name == "transpose")
+    return transposed(T, A, Path);
+  if (Name == "size")
+    return sized(T, A);
+  if (Name == "dim")
+    return Value::integer(int64_t(T.Shape.size()));
+  return std::nullopt;
+}
+
+std::optional<Value> tensorAttribute(const Value &Self, const TensorModel &T,
+                                     llvm::StringRef Attr) {
+  if (Attr == "shape")
+    return Value::tuple(T.Shape);
+  if (Attr == "ndim")
+    return Value::integer(int64_t(T.Shape.size()));
+  if (Attr == "dtype" && !T.DTypeV.isNone())
+    return T.DTypeV;
+  if (Attr == "T" && T.Shape.size() == 2)
+    return makeTensor(Self.getAs<OpaqueObj>()->Path + ".T",
+                      {T.Shape[1], T.Shape[0]}, T.DTypeV);
+  if (keepsShape(Attr) || conversionDType(Attr) || Attr == "to" ||
+      Attr == "view" || Attr == "reshape" || Attr == "permute" ||
+      Attr == "transpose" || Attr == "size" || Attr == "dim")
+    return methodOf(Self, Attr);
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// argparse
+//===----------------------------------------------------------------------===//
+
+/// The destination of `add_argument("-b", "--batch-size", ...)`.
+std::string optionDest(const CallArgs &A) {
+  if (const Value *D = keyword(A, "dest"); D && D->isStr())
+    return D->getStr();
+  std::string Best;
+  for (const Value &F : A.Pos) {
+    if (!F.isStr())
+      continue;
+    llvm::StringRef S = F.getStr();
+    bool Long = S.startswith("--");
+    if (Best.empty() || Long)
+      Best = S.ltrim('-').str();
+    if (Long)
+      break;
+  }
+  std::replace(Best.begin(), Best.end(), '-', '_');
+  return Best;
+}
+
+Value optionDefault(const CallArgs &A) {
+  if (const Value *D = keyword(A, "default"))
+    return *D;
+  const Value *Act = keyword(A, "action");
+  if (Act && Act->isStr() && Act->getStr() == "store_true")
+    return Value::boolean(false);
+  if (Act && Act->isStr() && Act->getStr() == "store_false")
+    return Value::boolean(true);
+  return Value::none();
+}
+
+std::optional<Value> parserMethod(const Value &Self, ParserModel &P,
+                                  llvm::StringRef Name, const CallArgs &A) {
+  if (Name == "add_argument") {
+    P.Options.emplace_back(optionDest(A), optionDefault(A));
+    return Value::none();
+  }
+  if (Name == "set_defaults") {
+    for (const auto &[K, V] : A.Kw)
+      P.Options.emplace_back(K, V);
+    return Value::none();
+  }
+  if (Name == "add_argument_group" || Name == "add_mutually_exclusive_group")
+    return Self;
+  if (Name != "parse_args" && Name != "parse_known_args")
+    return std::nullopt;
+  auto R = std::make_shared<RecordModel>();
+  for (const auto &[Dest, Default] : P.Options)
+    R->Attrs[Dest] = Default;
+  Value NS = makeHostValue("args", std::move(R));
+  if (Name == "parse_args")
+    return NS;
+  return Value::tuple({NS, Value::list({})});
+}
+
+Value makeRecord(llvm::StringRef Path, const CallArgs &A) {
+  auto R = std::make_shared<RecordModel>();
+  for (const auto &[K, V] : A.Kw)
+    R->Attrs[K] = V;
+  return makeHostValue(Path.str(), std::move(R));
+}
+
+//===----------------------------------------------------------------------===//
+// Classes
+//===----------------------------------------------------------------------===//
+
+/// `ctx.save_for_backward(*tensors)` keeps them as ctx.saved_tensors.
+std::optional<Value> recordMethod(RecordModel &R, llvm::StringRef Name,
+                                  const CallArgs &A) {
+  if (Name != "save_for_backward")
+    return std::nullopt;
+  R.Attrs["saved_tensors"] = Value::tuple(A.Pos);
+  return Value::none();
+}
+
+/// Calls the class member Name with ctx and Args, if it has one.
+std::optional<Value> callWithCtx(Interp &I, ClassModel &C, llvm::StringRef Name,
+                                 const Value &Ctx, const CallArgs &Args,
+                                 llvm::SMRange CallRange) {
+  auto It = C.Members.find(Name);
+  if (It == C.Members.end() || !It->second.getAs<FunctionObj>())
+    return std::nullopt;
+  CallArgs WithCtx = Args;
+  WithCtx.Pos.insert(WithCtx.Pos.begin(), Ctx);
+  WithCtx.PosRanges.insert(WithCtx.PosRanges.begin(), CallRange);
+  return I.call(It->second, WithCtx, CallRange, CallRange);
+}
+
+/// The gradient backward receives for an output of forward: a tensor of
+/// the output's shape, or host data.
+Value gradientOf(const Value &Out) {
+  if (auto *T = hostModelOf<TensorModel>(Out))
+    return makeTensor("grad", T->Shape, T->DTypeV);
+  return makeHostValue("grad", nullptr);
+}
+
+/// `Cls.apply(...)` of a torch.autograd.Function: forward(ctx, ...), then
+/// backward(ctx, *grads) as the driver's `loss.backward()` would run it,
+/// so that the kernels both call are reached.
+std::optional<Value> applyFunction(Interp &I, ClassModel &C, CallArgs &Args,
+                                   llvm::SMRange CallRange) {
+  Value Ctx = makeHostValue("ctx", std::make_shared<RecordModel>());
+  auto Out = callWithCtx(I, C, "forward", Ctx, Args, CallRange);
+  if (!Out || I.Aborting)
+    return Out;
+  CallArgs Grads;
+  for (const Value &O : Out->isTuple() ? Out->elts() : std::vector{*Out}) {
+    Grads.Pos.push_back(gradientOf(O));
+    Grads.PosRanges.push_back(CallRange);
+  }
+  callWithCtx(I, C, "backward", Ctx, Grads, CallRange);
+  return I.Aborting ? Value::poison() : *Out;
+}
+
+std::optional<Value> callMethod(Interp &I, MethodModel &M, CallArgs &Args,
+                                llvm::SMRange CallRange) {
+  if (auto *T = hostModelOf<TensorModel>(M.Self))
+    return tensorMethod(M.Self, *T, M.Name, Args);
+  if (auto *P = hostModelOf<ParserModel>(M.Self))
+    return parserMethod(M.Self, *P, M.Name, Args);
+  if (auto *R = hostModelOf<RecordModel>(M.Self))
+    return recordMethod(*R, M.Name, Args);
+  if (auto *C = hostModelOf<ClassModel>(M.Self); C && M.Name == "apply")
+    return applyFunction(I, *C, Args, CallRange);
+  // `kernel.compile(**kwargs)`, `.get_kernel_source(**kwargs)` and
+  // `.get_tir(**kwargs)` of a @tilelang.jit function instantiate it as a
+  // call would.
+  if (M.Self.getAs<FunctionObj>() && I.OnCall &&
+      (M.Name == "compile" || M.Name == "get_kernel_source" ||
+       M.Name == "get_tir"))
+    return I.OnCall(*M.Self.getAs<FunctionObj>(), Args, CallRange);
+  return std::nullopt;
+}
+
+/// Device queries answer with the target's figures: the program is
+/// compiled for it, so that is the GPU it will run on.
+std::optional<Value> deviceQuery(Interp &I, llvm::StringRef Fn) {
+  const Target *T = I.Opts.Tgt;
+  if (Fn == "is_available")
+    return Value::boolean(true);
+  if (Fn == "get_device_capability" && T && T->isCUDA())
+    return Value::tuple(
+        {Value::integer(T->SmVersion / 10), Value::integer(T->SmVersion % 10)});
+  return std::nullopt;
+}
+
+/// TileLang's `determine_fp8_type(kind="e4m3")`: the CUDA fp8 dtype name.
+Value fp8Type(const CallArgs &A) {
+  bool E5M2 = !A.Pos.empty() && A.Pos[0].isStr() && A.Pos[0].getStr() == "e5m2";
+  return Value::str(E5M2 ? "float8_e5m2" : "float8_e4m3");
+}
+
+std::optional<Value> callPath(Interp &I, llvm::StringRef Path,
+                              const CallArgs &A) {
+  auto [Module, Fn] = Path.rsplit('.');
+  if (Module == "torch")
+    return torchFactory(Fn, A, Path.str() + "(...)");
+  if (Module == "torch.cuda")
+    return deviceQuery(I, Fn);
+  if (Fn == "determine_fp8_type" || Path == "determine_fp8_type")
+    return fp8Type(A);
+  if (Path == "argparse.ArgumentParser")
+    return makeHostValue("parser", std::make_shared<ParserModel>());
+  if (Path == "argparse.Namespace" || Path == "types.SimpleNamespace")
+    return makeRecord(Path, A);
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<Value> sema::hostAttribute(const Value &Self,
+                                         llvm::StringRef Attr) {
+  const OpaqueObj &Base = *Self.getAs<OpaqueObj>();
+  if (!Base.Model)
+    return std::nullopt;
+  if (auto *T = llvm::dyn_cast<TensorModel>(Base.Model.get()))
+    return tensorAttribute(Self, *T, Attr);
+  if (llvm::isa<ParserModel>(Base.Model.get()))
+    return methodOf(Self, Attr);
+  if (auto *R = llvm::dyn_cast<RecordModel>(Base.Model.get())) {
+    if (Attr == "save_for_backward")
+      return methodOf(Self, Attr);
+    auto It = R->Attrs.find(Attr);
+    return It == R->Attrs.end() ? std::nullopt : std::optional(It->second);
+  }
+  if (auto *C = llvm::dyn_cast<ClassModel>(Base.Model.get())) {
+    if (auto It = C->Members.find(Attr); It != C->Members.end())
+      return It->second;
+    return Attr == "apply" ? std::optional(methodOf(Self, Attr)) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<Value> sema::hostCall(Interp &I, const OpaqueObj &Callee,
+                                    CallArgs &Args, llvm::SMRange CallRange) {
+  if (auto *M = llvm::dyn_cast_or_null<MethodModel>(Callee.Model.get()))
+    return callMethod(I, *M, Args, CallRange);
+  if (!Callee.Model)
+    return callPath(I, Callee.Path, Args);
+  return std::nullopt;
+}
+
+Value sema::makeClass(Interp &I, const ClassDefStmt *C) {
+  auto M = std::make_shared<ClassModel>();
+  M->Name = C->Name;
+  for (const StmtPtr &S : C->Body)
+    if (auto *D = llvm::dyn_cast<FunctionDefStmt>(S.get()))
+      M->Members[D->Name] = Value::object(I.makeFunction(D));
+  return makeHostValue("class " + C->Name, std::move(M));
+}

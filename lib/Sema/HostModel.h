@@ -1,0 +1,115 @@
+//===- HostModel.h - Models of torch, argparse and classes -----*- C++ -*-===//
+//
+// Host code never reaches a kernel, but the arguments a file's driver passes
+// to its kernels are computed by it: `parser.add_argument("--batch",
+// default=8)`, `q = torch.randn(batch, heads, seq, dim)`, `BATCH, H, N, D =
+// q.shape` inside an autograd Function. A host-only value (OpaqueObj) may
+// carry a model of what it stands for, so that such code evaluates far
+// enough for call-site discovery (CallSites.h) to read the arguments:
+//   - a torch tensor: its shape and dtype (factories, `*_like`, `.to`,
+//     `.cuda()`, `.view`, `.transpose`, `.shape`, `.size()`, ...);
+//   - an argparse parser and the namespace `parse_args()` returns, holding
+//     each option's default;
+//   - a class: its methods (`Cls.apply(...)` of a torch.autograd.Function
+//     runs `forward` with a host-only ctx);
+//   - a method bound to one of the above.
+// Everything else a model does not know stays a plain host-only value. The
+// values stay host-only for kernels: a tensor's shape is only data of the
+// host program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_LIB_SEMA_HOSTMODEL_H
+#define TILEC_LIB_SEMA_HOSTMODEL_H
+
+#include "Interp.h"
+
+namespace tilec {
+namespace sema {
+
+class HostModel {
+public:
+  enum class Kind { Tensor, Parser, Record, Class, Method };
+  explicit HostModel(Kind K) : K(K) {}
+  virtual ~HostModel() = default;
+  Kind getKind() const { return K; }
+
+private:
+  Kind K;
+};
+
+/// A torch tensor of known shape (ints, or host-only values for
+/// data-dependent extents).
+class TensorModel : public HostModel {
+public:
+  TensorModel() : HostModel(Kind::Tensor) {}
+  static bool classof(const HostModel *M) {
+    return M->getKind() == Kind::Tensor;
+  }
+  std::vector<Value> Shape;
+  Value DTypeV; ///< As given (torch.float16, "float16"); None: unknown.
+};
+
+/// argparse.ArgumentParser: (dest, default) of each option, in order.
+class ParserModel : public HostModel {
+public:
+  ParserModel() : HostModel(Kind::Parser) {}
+  static bool classof(const HostModel *M) {
+    return M->getKind() == Kind::Parser;
+  }
+  std::vector<std::pair<std::string, Value>> Options;
+};
+
+/// An object of named attributes: argparse.Namespace, SimpleNamespace.
+class RecordModel : public HostModel {
+public:
+  RecordModel() : HostModel(Kind::Record) {}
+  static bool classof(const HostModel *M) {
+    return M->getKind() == Kind::Record;
+  }
+  llvm::StringMap<Value> Attrs;
+};
+
+/// A class statement: the functions its body defines.
+class ClassModel : public HostModel {
+public:
+  ClassModel() : HostModel(Kind::Class) {}
+  static bool classof(const HostModel *M) {
+    return M->getKind() == Kind::Class;
+  }
+  std::string Name;
+  llvm::StringMap<Value> Members;
+};
+
+/// `obj.name` for a method of a modelled object (Self is the object).
+class MethodModel : public HostModel {
+public:
+  MethodModel(Value Self, std::string Name)
+      : HostModel(Kind::Method), Self(std::move(Self)), Name(std::move(Name)) {}
+  static bool classof(const HostModel *M) {
+    return M->getKind() == Kind::Method;
+  }
+  Value Self;
+  std::string Name;
+};
+
+/// A host-only value named Path standing for the modelled object M.
+Value makeHostValue(std::string Path, std::shared_ptr<HostModel> M);
+/// The model of V, if V is a modelled host-only value.
+template <typename T> T *hostModelOf(const Value &V) {
+  auto *O = V.getAs<OpaqueObj>();
+  return O && O->Model ? llvm::dyn_cast<T>(O->Model.get()) : nullptr;
+}
+
+/// `Self.Attr` for a host-only Self: the model's answer, else nullopt.
+std::optional<Value> hostAttribute(const Value &Self, llvm::StringRef Attr);
+/// A call of a host-only callee (torch.randn, a modelled method, a class):
+/// the model's answer, else nullopt.
+std::optional<Value> hostCall(Interp &I, const OpaqueObj &Callee,
+                              CallArgs &Args, llvm::SMRange CallRange);
+/// A class statement's value: a host-only value with a ClassModel.
+Value makeClass(Interp &I, const ast::ClassDefStmt *C);
+
+} // namespace sema
+} // namespace tilec
+
+#endif
