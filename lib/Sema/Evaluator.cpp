@@ -661,9 +661,9 @@ static Value callDType(Interp &I, DType T, CallArgs &Args,
 /// A call of host code: modelled objects and device queries answer
 /// (HostModel.h), TVM's DataType(x) and T.dtype(x) are the dtype x,
 /// anything else stays a host-only value.
-static Value callOpaque(Interp &I, const OpaqueObj &O, CallArgs &Args,
-                        llvm::SMRange CallRange) {
-  if (auto V = hostCall(I, O, Args, CallRange))
+static Value callOpaque(Interp &I, const Value &Callee, const OpaqueObj &O,
+                        CallArgs &Args, llvm::SMRange CallRange) {
+  if (auto V = hostCall(I, Callee, Args, CallRange))
     return *V;
   llvm::StringRef Path = O.Path;
   if (Path.endswith("get_num_sms") && I.Opts.Tgt)
@@ -693,7 +693,7 @@ Value Interp::call(const Value &Callee, CallArgs &Args, llvm::SMRange CallRange,
   if (Callee.isDType())
     return callDType(*this, Callee.getDType(), Args, CallRange);
   if (auto *O = Callee.getAs<OpaqueObj>())
-    return callOpaque(*this, *O, Args, CallRange);
+    return callOpaque(*this, Callee, *O, Args, CallRange);
   error(CalleeRange, diag::err_not_callable) << exprText(CalleeRange);
   return Value::poison();
 }

@@ -353,8 +353,33 @@ std::optional<Value> applyFunction(Interp &I, ClassModel &C, CallArgs &Args,
   return I.Aborting ? Value::poison() : *Out;
 }
 
+/// `Cls(...)`: an instance, initialized by `__init__` when the class has
+/// one.
+Value instantiate(Interp &I, const Value &ClassV, CallArgs &Args,
+                  llvm::SMRange CallRange) {
+  auto *O = ClassV.getAs<OpaqueObj>();
+  auto R = std::make_shared<RecordModel>();
+  R->Class = std::static_pointer_cast<ClassModel>(O->Model);
+  Value Self = makeHostValue(O->Path + " instance", R);
+  callWithCtx(I, *R->Class, "__init__", Self, Args, CallRange);
+  return Self;
+}
+
+/// `obj(...)` of an instance: `__call__`, or `forward` (torch.nn.Module).
+std::optional<Value> callInstance(Interp &I, const Value &Self, RecordModel &R,
+                                  CallArgs &Args, llvm::SMRange CallRange) {
+  if (!R.Class)
+    return std::nullopt;
+  if (auto V = callWithCtx(I, *R.Class, "__call__", Self, Args, CallRange))
+    return V;
+  return callWithCtx(I, *R.Class, "forward", Self, Args, CallRange);
+}
+
 std::optional<Value> callMethod(Interp &I, MethodModel &M, CallArgs &Args,
                                 llvm::SMRange CallRange) {
+  if (auto *R = hostModelOf<RecordModel>(M.Self); R && R->Class)
+    if (auto V = callWithCtx(I, *R->Class, M.Name, M.Self, Args, CallRange))
+      return V;
   if (auto *T = hostModelOf<TensorModel>(M.Self))
     return tensorMethod(M.Self, *T, M.Name, Args);
   if (auto *P = hostModelOf<ParserModel>(M.Self))
@@ -419,10 +444,12 @@ std::optional<Value> sema::hostAttribute(const Value &Self,
   if (llvm::isa<ParserModel>(Base.Model.get()))
     return methodOf(Self, Attr);
   if (auto *R = llvm::dyn_cast<RecordModel>(Base.Model.get())) {
-    if (Attr == "save_for_backward")
+    if (auto It = R->Attrs.find(Attr); It != R->Attrs.end())
+      return It->second;
+    if (Attr == "save_for_backward" ||
+        (R->Class && R->Class->Members.count(Attr)))
       return methodOf(Self, Attr);
-    auto It = R->Attrs.find(Attr);
-    return It == R->Attrs.end() ? std::nullopt : std::optional(It->second);
+    return std::nullopt;
   }
   if (auto *C = llvm::dyn_cast<ClassModel>(Base.Model.get())) {
     if (auto It = C->Members.find(Attr); It != C->Members.end())
@@ -432,12 +459,18 @@ std::optional<Value> sema::hostAttribute(const Value &Self,
   return std::nullopt;
 }
 
-std::optional<Value> sema::hostCall(Interp &I, const OpaqueObj &Callee,
+std::optional<Value> sema::hostCall(Interp &I, const Value &CalleeV,
                                     CallArgs &Args, llvm::SMRange CallRange) {
-  if (auto *M = llvm::dyn_cast_or_null<MethodModel>(Callee.Model.get()))
-    return callMethod(I, *M, Args, CallRange);
-  if (!Callee.Model)
+  const OpaqueObj &Callee = *CalleeV.getAs<OpaqueObj>();
+  HostModel *M = Callee.Model.get();
+  if (!M)
     return callPath(I, Callee.Path, Args);
+  if (auto *Method = llvm::dyn_cast<MethodModel>(M))
+    return callMethod(I, *Method, Args, CallRange);
+  if (llvm::isa<ClassModel>(M))
+    return instantiate(I, CalleeV, Args, CallRange);
+  if (auto *R = llvm::dyn_cast<RecordModel>(M))
+    return callInstance(I, CalleeV, *R, Args, CallRange);
   return std::nullopt;
 }
 

@@ -11,7 +11,8 @@
 //   - an argparse parser and the namespace `parse_args()` returns, holding
 //     each option's default;
 //   - a class: its methods (`Cls.apply(...)` of a torch.autograd.Function
-//     runs `forward` with a host-only ctx);
+//     runs `forward` and `backward` with a ctx), and its instances
+//     (`__init__` runs; attributes, bound methods, `__call__`/`forward`);
 //   - a method bound to one of the above.
 // Everything else a model does not know stays a plain host-only value. The
 // values stay host-only for kernels: a tensor's shape is only data of the
@@ -59,7 +60,8 @@ public:
   std::vector<std::pair<std::string, Value>> Options;
 };
 
-/// An object of named attributes: argparse.Namespace, SimpleNamespace.
+/// An object of named attributes: argparse.Namespace, SimpleNamespace, an
+/// instance of a class of the file (Class set).
 class RecordModel : public HostModel {
 public:
   RecordModel() : HostModel(Kind::Record) {}
@@ -67,6 +69,7 @@ public:
     return M->getKind() == Kind::Record;
   }
   llvm::StringMap<Value> Attrs;
+  std::shared_ptr<class ClassModel> Class;
 };
 
 /// A class statement: the functions its body defines.
@@ -104,8 +107,8 @@ template <typename T> T *hostModelOf(const Value &V) {
 std::optional<Value> hostAttribute(const Value &Self, llvm::StringRef Attr);
 /// A call of a host-only callee (torch.randn, a modelled method, a class):
 /// the model's answer, else nullopt.
-std::optional<Value> hostCall(Interp &I, const OpaqueObj &Callee,
-                              CallArgs &Args, llvm::SMRange CallRange);
+std::optional<Value> hostCall(Interp &I, const Value &Callee, CallArgs &Args,
+                              llvm::SMRange CallRange);
 /// A class statement's value: a host-only value with a ClassModel.
 Value makeClass(Interp &I, const ast::ClassDefStmt *C);
 

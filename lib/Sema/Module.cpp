@@ -276,6 +276,45 @@ bool wantsCallSite(const KernelCandidate &C) {
   return C.Kind != KernelKind::PrimFunc;
 }
 
+/// The first parameter of C that neither a -D value, a default nor an
+/// autotune configuration gives a value (the driver's call aside).
+const Param *unsetParam(Interp &I, const KernelCandidate &C) {
+  if (C.Kind == KernelKind::PrimFunc)
+    return nullptr;
+  auto *F = I.ModuleScope->lookupLocal(C.Name)->getAs<FunctionObj>();
+  std::vector<bool> Skip;
+  if (C.Kind == KernelKind::Eager)
+    Skip = tensorParams(C.Def);
+  for (size_t K = 0; K < F->Params->size(); ++K) {
+    const Param &P = (*F->Params)[K];
+    if (P.K == Param::Kind::Normal && !(K < Skip.size() && Skip[K]) &&
+        !I.Opts.Defines.count(P.Name) && !F->HasDefault[K] &&
+        !configValue(I, *F, K))
+      return &P;
+  }
+  return nullptr;
+}
+
+/// A kernel the driver never calls and that has a parameter without any
+/// value is skipped with a warning, unless it was asked for by --kernel or
+/// no kernel of the file could be built otherwise (then the missing
+/// parameters are errors).
+void skipUncalled(Interp &I, std::vector<KernelCandidate> &Cands,
+                  const CallSiteMap &Sites) {
+  if (!I.Opts.KernelFilter.empty())
+    return;
+  auto Uncalled = [&](const KernelCandidate &C) {
+    return !Sites.count(C.Def) && unsetParam(I, C);
+  };
+  if (llvm::all_of(Cands, Uncalled))
+    return;
+  for (const KernelCandidate &C : Cands)
+    if (Uncalled(C))
+      I.warning(C.Def->NameRange, diag::warn_kernel_not_called)
+          << C.Name << unsetParam(I, C)->Name;
+  llvm::erase_if(Cands, Uncalled);
+}
+
 bool selectKernels(Interp &I, const Module &M,
                    std::vector<KernelCandidate> &Cands) {
   llvm::SMLoc FileStart;
@@ -369,6 +408,7 @@ std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
   CallSiteMap Sites;
   if (!Wanted.empty())
     Sites = findCallSites(M, SM, Opts, Wanted);
+  skipUncalled(I, Cands, Sites);
   for (const KernelCandidate &C : Cands) {
     I.Aborting = false;
     I.Steps = 0;
