@@ -547,8 +547,11 @@ Value Interp::subscript(const Value &Base, const Expr *Index,
     return Base;
   if (Base.getAs<BufferObj>())
     return subscriptBuffer(*this, Base, Index);
-  if (auto *O = Base.getAs<OpaqueObj>())
+  if (auto *O = Base.getAs<OpaqueObj>()) {
+    if (auto V = hostSubscript(*this, Base, Index))
+      return *V;
     return Value::object(std::make_shared<OpaqueObj>(O->Path + "[...]"));
+  }
   if (Base.isDict())
     return subscriptDict(*this, Base, Index);
   if (auto *BO = Base.getAs<BuiltinObj>();

@@ -63,6 +63,47 @@ Value dtypeKeyword(const CallArgs &A) {
   return D ? *D : Value::none();
 }
 
+std::optional<int64_t> dimIndex(const Value &V, size_t Rank) {
+  if (!V.isInt())
+    return std::nullopt;
+  int64_t D = V.getInt() < 0 ? V.getInt() + int64_t(Rank) : V.getInt();
+  if (D < 0 || D >= int64_t(Rank))
+    return std::nullopt;
+  return D;
+}
+
+/// torch.stack(tensors, dim) / torch.cat(tensors, dim) of tensors of
+/// known shapes.
+std::optional<Value> joined(bool Stack, const CallArgs &A,
+                            llvm::StringRef Path) {
+  if (!A.Pos[0].isSequence() || A.Pos[0].elts().empty())
+    return std::nullopt;
+  std::vector<const TensorModel *> Parts;
+  for (const Value &V : A.Pos[0].elts())
+    if (auto *T = hostModelOf<TensorModel>(V))
+      Parts.push_back(T);
+  if (Parts.size() != A.Pos[0].elts().size())
+    return std::nullopt;
+  const Value *DimV = A.Pos.size() > 1 ? &A.Pos[1] : keyword(A, "dim");
+  size_t Rank = Parts[0]->Shape.size() + (Stack ? 1 : 0);
+  auto D = DimV ? dimIndex(*DimV, Rank) : std::optional<int64_t>(0);
+  if (!D)
+    return std::nullopt;
+  std::vector<Value> Shape = Parts[0]->Shape;
+  if (Stack) {
+    Shape.insert(Shape.begin() + *D, Value::integer(int64_t(Parts.size())));
+    return makeTensor(Path, std::move(Shape), Parts[0]->DTypeV);
+  }
+  int64_t Total = 0;
+  for (const TensorModel *T : Parts) {
+    if (T->Shape.size() != Shape.size() || !T->Shape[*D].isInt())
+      return std::nullopt;
+    Total += T->Shape[*D].getInt();
+  }
+  Shape[*D] = Value::integer(Total);
+  return makeTensor(Path, std::move(Shape), Parts[0]->DTypeV);
+}
+
 /// torch.randn/rand/empty/zeros/ones(shape...), randint(lo, hi, size),
 /// full(size, value), arange(n), *_like(t).
 std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
@@ -82,8 +123,10 @@ std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
     Shape = shapeArgs(A, A.Pos.size() >= 3 ? 2 : 1);
   else if (Fn == "full" && !A.Pos.empty() && A.Pos[0].isSequence())
     Shape = A.Pos[0].elts();
-  else if (Fn == "arange" && A.Pos.size() == 1)
+  else if ((Fn == "arange" || Fn == "randperm") && A.Pos.size() == 1)
     Shape = std::vector<Value>{A.Pos[0]};
+  else if ((Fn == "stack" || Fn == "cat") && !A.Pos.empty())
+    return joined(Fn == "stack", A, Path);
   if (!Shape)
     return std::nullopt;
   return makeTensor(Path, std::move(*Shape), dtypeKeyword(A));
@@ -98,15 +141,6 @@ Value dtypeArg(const Value &V) {
       parseTileLangDType(llvm::StringRef(O->Path).rsplit('.').second))
     return V;
   return Value::none();
-}
-
-std::optional<int64_t> dimIndex(const Value &V, size_t Rank) {
-  if (!V.isInt())
-    return std::nullopt;
-  int64_t D = V.getInt() < 0 ? V.getInt() + int64_t(Rank) : V.getInt();
-  if (D < 0 || D >= int64_t(Rank))
-    return std::nullopt;
-  return D;
 }
 
 /// `t.view(*shape)` / `t.reshape(*shape)`, resolving one -1.
@@ -162,6 +196,48 @@ std::optional<Value> transposed(const TensorModel &T, const CallArgs &A,
   return makeTensor(Path, std::move(Shape), T.DTypeV);
 }
 
+/// `t.unsqueeze(d)`, `t.squeeze(d)`, `t.flatten(s, e)`, `t.expand(...)`.
+std::optional<Value> regrouped(const TensorModel &T, llvm::StringRef Name,
+                               const CallArgs &A, llvm::StringRef Path) {
+  std::vector<Value> Shape = T.Shape;
+  size_t Rank = Shape.size();
+  if (Name == "unsqueeze" && A.Pos.size() == 1) {
+    auto D = dimIndex(A.Pos[0], Rank + 1);
+    if (!D)
+      return std::nullopt;
+    Shape.insert(Shape.begin() + *D, Value::integer(1));
+  } else if (Name == "squeeze" && A.Pos.size() == 1) {
+    auto D = dimIndex(A.Pos[0], Rank);
+    if (!D || !Shape[*D].isInt())
+      return std::nullopt;
+    if (Shape[*D].getInt() == 1)
+      Shape.erase(Shape.begin() + *D);
+  } else if (Name == "flatten") {
+    auto S = dimIndex(A.Pos.size() > 0 ? A.Pos[0] : Value::integer(0), Rank);
+    auto E = dimIndex(A.Pos.size() > 1 ? A.Pos[1] : Value::integer(-1), Rank);
+    if (!S || !E || *S > *E)
+      return std::nullopt;
+    int64_t N = 1;
+    for (int64_t K = *S; K <= *E; ++K) {
+      if (!Shape[K].isInt())
+        return std::nullopt;
+      N *= Shape[K].getInt();
+    }
+    Shape.erase(Shape.begin() + *S, Shape.begin() + *E + 1);
+    Shape.insert(Shape.begin() + *S, Value::integer(N));
+  } else if (Name == "expand") {
+    auto Sizes = shapeArgs(A, 0);
+    if (!Sizes || Sizes->size() != Rank)
+      return std::nullopt;
+    for (size_t K = 0; K < Rank; ++K)
+      if (!((*Sizes)[K].isInt() && (*Sizes)[K].getInt() == -1))
+        Shape[K] = (*Sizes)[K];
+  } else {
+    return std::nullopt;
+  }
+  return makeTensor(Path, std::move(Shape), T.DTypeV);
+}
+
 std::optional<Value> sized(const TensorModel &T, const CallArgs &A) {
   if (A.Pos.empty())
     return Value::tuple(T.Shape);
@@ -213,6 +289,9 @@ std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
     return transposed(T, A, Path);
   if (Name == "size")
     return sized(T, A);
+  if (Name == "unsqueeze" || Name == "squeeze" || Name == "flatten" ||
+      Name == "expand")
+    return regrouped(T, Name, A, Path);
   if (Name == "dim")
     return Value::integer(int64_t(T.Shape.size()));
   return std::nullopt;
@@ -231,9 +310,57 @@ std::optional<Value> tensorAttribute(const Value &Self, const TensorModel &T,
                       {T.Shape[1], T.Shape[0]}, T.DTypeV);
   if (keepsShape(Attr) || conversionDType(Attr) || Attr == "to" ||
       Attr == "view" || Attr == "reshape" || Attr == "permute" ||
-      Attr == "transpose" || Attr == "size" || Attr == "dim")
+      Attr == "transpose" || Attr == "size" || Attr == "dim" ||
+      Attr == "unsqueeze" || Attr == "squeeze" || Attr == "flatten" ||
+      Attr == "expand")
     return methodOf(Self, Attr);
   return std::nullopt;
+}
+
+/// The extent of `lo:hi:step` over a dimension of extent N (Python's
+/// slice.indices), for positive steps.
+std::optional<int64_t> sliceExtent(const Value &Lo, const Value &Hi,
+                                   const Value &Step, int64_t N) {
+  int64_t St = Step.isNone() ? 1 : Step.isInt() ? Step.getInt() : 0;
+  if (St <= 0 || !(Lo.isNone() || Lo.isInt()) || !(Hi.isNone() || Hi.isInt()))
+    return std::nullopt;
+  auto Clamp = [&](const Value &V, int64_t Default) {
+    if (V.isNone())
+      return Default;
+    int64_t X = V.getInt() < 0 ? V.getInt() + N : V.getInt();
+    return std::clamp<int64_t>(X, 0, N);
+  };
+  int64_t L = Clamp(Lo, 0), H = Clamp(Hi, N);
+  return H <= L ? 0 : (H - L + St - 1) / St;
+}
+
+/// One index of a tensor subscript applied at dimension *D of T into Out;
+/// false when the result's shape is unknown.
+bool applyIndex(Interp &I, const TensorModel &T, const Expr *E, size_t &D,
+                std::vector<Value> &Out) {
+  if (llvm::isa<NoneLitExpr>(E)) {
+    Out.push_back(Value::integer(1));
+    return true;
+  }
+  if (D >= T.Shape.size())
+    return false;
+  if (auto *S = llvm::dyn_cast<SliceExpr>(E)) {
+    auto Bound = [&](const ExprPtr &B) {
+      return B ? I.eval(B.get()) : Value();
+    };
+    const Value &N = T.Shape[D++];
+    bool Whole = !S->Lower && !S->Upper && !S->Step;
+    if (Whole || !N.isInt()) {
+      Out.push_back(Whole ? N : makeHostValue("slice", nullptr));
+      return true;
+    }
+    auto X = sliceExtent(Bound(S->Lower), Bound(S->Upper), Bound(S->Step),
+                         N.getInt());
+    Out.push_back(X ? Value::integer(*X) : makeHostValue("slice", nullptr));
+    return true;
+  }
+  ++D;
+  return I.eval(E).isInt();
 }
 
 //===----------------------------------------------------------------------===//
@@ -457,6 +584,37 @@ std::optional<Value> sema::hostAttribute(const Value &Self,
     return Attr == "apply" ? std::optional(methodOf(Self, Attr)) : std::nullopt;
   }
   return std::nullopt;
+}
+
+std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
+                                         const Expr *Index) {
+  auto *T = hostModelOf<TensorModel>(Base);
+  if (!T)
+    return std::nullopt;
+  std::vector<const Expr *> Items;
+  if (auto *Tup = llvm::dyn_cast<TupleExpr>(Index))
+    for (const ExprPtr &E : Tup->Elts)
+      Items.push_back(E.get());
+  else
+    Items.push_back(Index);
+  std::vector<Value> Shape;
+  size_t D = 0;
+  for (size_t K = 0; K < Items.size(); ++K) {
+    if (llvm::isa<EllipsisExpr>(Items[K])) {
+      size_t Rest = 0;
+      for (size_t J = K + 1; J < Items.size(); ++J)
+        Rest += !llvm::isa<NoneLitExpr>(Items[J]);
+      for (; D + Rest < T->Shape.size(); ++D)
+        Shape.push_back(T->Shape[D]);
+      continue;
+    }
+    if (!applyIndex(I, *T, Items[K], D, Shape))
+      return std::nullopt;
+  }
+  Shape.insert(Shape.end(), T->Shape.begin() + std::min(D, T->Shape.size()),
+               T->Shape.end());
+  return makeTensor(Base.getAs<OpaqueObj>()->Path + "[...]", std::move(Shape),
+                    T->DTypeV);
 }
 
 std::optional<Value> sema::hostCall(Interp &I, const Value &CalleeV,

@@ -109,6 +109,10 @@ std::optional<Value> hostAttribute(const Value &Self, llvm::StringRef Attr);
 /// the model's answer, else nullopt.
 std::optional<Value> hostCall(Interp &I, const Value &Callee, CallArgs &Args,
                               llvm::SMRange CallRange);
+/// `Base[Index]` of a modelled tensor: the shape after ints, slices,
+/// None and `...`; nullopt for other bases or indices (masks, gathers).
+std::optional<Value> hostSubscript(Interp &I, const Value &Base,
+                                   const ast::Expr *Index);
 /// A class statement's value: a host-only value with a ClassModel.
 Value makeClass(Interp &I, const ast::ClassDefStmt *C);
 
