@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostModel.h"
 #include "Interp.h"
 #include "tilec/IR/Value.h"
 #include <cmath>
@@ -456,8 +457,11 @@ Value Interp::binary(BinaryOp Op, const Value &L, const Value &R,
                      llvm::SMRange LR, llvm::SMRange RR, llvm::SMRange Whole) {
   if (L.isPoison() || R.isPoison())
     return Value::poison();
-  if (L.getAs<OpaqueObj>() || R.getAs<OpaqueObj>())
+  if (L.getAs<OpaqueObj>() || R.getAs<OpaqueObj>()) {
+    if (auto T = hostElementwise(L, R, Op == BinaryOp::MatMul, false, Whole))
+      return *T;
     return Value::object(std::make_shared<OpaqueObj>(exprText(Whole)));
+  }
   if (isWholeBuffer(*this, L, LR) || isWholeBuffer(*this, R, RR))
     return Value::poison();
   if (L.isIntLike() && R.isIntLike())
@@ -563,10 +567,14 @@ Value Interp::compare(CompareOp Op, const Value &L, const Value &R,
                       llvm::SMRange LR, llvm::SMRange RR, llvm::SMRange Whole) {
   if (L.isPoison() || R.isPoison())
     return Value::poison();
-  if (L.getAs<OpaqueObj>() || R.getAs<OpaqueObj>())
-    return Value::object(std::make_shared<OpaqueObj>(exprText(Whole)));
   bool Ordered = Op != CompareOp::Is && Op != CompareOp::IsNot &&
                  Op != CompareOp::In && Op != CompareOp::NotIn;
+  if (L.getAs<OpaqueObj>() || R.getAs<OpaqueObj>()) {
+    if (auto T =
+            Ordered ? hostElementwise(L, R, false, true, Whole) : std::nullopt)
+      return *T;
+    return Value::object(std::make_shared<OpaqueObj>(exprText(Whole)));
+  }
   if (Ordered && (isWholeBuffer(*this, L, LR) || isWholeBuffer(*this, R, RR)))
     return Value::poison();
   bool Runtime = isRuntimeLike(L) || isRuntimeLike(R);
@@ -629,8 +637,13 @@ Value Interp::unary(UnaryOp Op, const Value &V, llvm::SMRange R,
                     llvm::SMRange Whole) {
   if (V.isPoison())
     return V;
-  if (V.getAs<OpaqueObj>())
+  if (V.getAs<OpaqueObj>()) {
+    if (auto T = Op != UnaryOp::Not ? hostElementwise(V, Value::integer(0),
+                                                      false, false, Whole)
+                                    : std::nullopt)
+      return *T;
     return Value::object(std::make_shared<OpaqueObj>(exprText(Whole)));
+  }
   if (Op != UnaryOp::Not && isWholeBuffer(*this, V, R))
     return Value::poison();
   if (!isRuntimeLike(V))

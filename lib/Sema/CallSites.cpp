@@ -170,7 +170,8 @@ void runEntries(Interp &I, const Module &M, const Recorder &Rec) {
 CallSiteMap sema::findCallSites(const Module &M, llvm::SourceMgr &SM,
                                 const SemaOptions &Opts,
                                 llvm::ArrayRef<WantedKernel> Wanted) {
-  DiagnosticEngine Quiet(SM, &llvm::nulls());
+  DiagnosticEngine Quiet(SM, Opts.ShowDriverErrors ? &llvm::errs()
+                                                   : &llvm::nulls());
   Interp I(SM, Quiet, Opts);
   std::unique_ptr<ir::Operation> Scratch = ir::createModuleOp();
   I.ModuleOp = Scratch.get();

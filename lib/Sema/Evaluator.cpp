@@ -353,6 +353,9 @@ static Value valueAttribute(Interp &I, const Value &Base, llvm::StringRef Attr,
     return Value::integer(bitWidth(Base.getDType()));
   if (Base.isDType() && Attr == "name")
     return Value::str(tileLangName(Base.getDType()).str());
+  if (Base.isDType() && Attr == "as_torch" && !I.hasIR())
+    return makeHostValue("as_torch",
+                         std::make_shared<MethodModel>(Base, Attr.str()));
   if (auto ID = findBuiltin(BuiltinNS::Method, Attr);
       ID && !Base.getAs<BufferObj>() && !Base.isObject())
     return makeBuiltin(*ID, Base);

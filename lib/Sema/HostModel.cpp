@@ -363,6 +363,40 @@ bool applyIndex(Interp &I, const TensorModel &T, const Expr *E, size_t &D,
   return I.eval(E).isInt();
 }
 
+/// Numpy broadcasting of two shapes; nullopt when an extent is unknown.
+std::optional<std::vector<Value>> broadcast(const std::vector<Value> &A,
+                                            const std::vector<Value> &B) {
+  size_t N = std::max(A.size(), B.size());
+  std::vector<Value> Out(N);
+  for (size_t K = 0; K < N; ++K) {
+    const Value *X = K < N - A.size() ? nullptr : &A[K - (N - A.size())];
+    const Value *Y = K < N - B.size() ? nullptr : &B[K - (N - B.size())];
+    auto IsOne = [](const Value *V) {
+      return !V || (V->isInt() && V->getInt() == 1);
+    };
+    if (IsOne(X))
+      Out[K] = Y ? *Y : *X;
+    else if (IsOne(Y) || equals(*X, *Y))
+      Out[K] = *X;
+    else
+      return std::nullopt;
+  }
+  return Out;
+}
+
+/// `a @ b`: batch dimensions broadcast, [.., n, k] @ [.., k, m].
+std::optional<std::vector<Value>> matmulShape(const std::vector<Value> &A,
+                                              const std::vector<Value> &B) {
+  if (A.size() < 2 || B.size() < 2)
+    return std::nullopt;
+  auto Batch = broadcast({A.begin(), A.end() - 2}, {B.begin(), B.end() - 2});
+  if (!Batch)
+    return std::nullopt;
+  Batch->push_back(A[A.size() - 2]);
+  Batch->push_back(B.back());
+  return Batch;
+}
+
 //===----------------------------------------------------------------------===//
 // argparse
 //===----------------------------------------------------------------------===//
@@ -504,6 +538,9 @@ std::optional<Value> callInstance(Interp &I, const Value &Self, RecordModel &R,
 
 std::optional<Value> callMethod(Interp &I, MethodModel &M, CallArgs &Args,
                                 llvm::SMRange CallRange) {
+  // `T.dtype(x).as_torch()`: torch's dtypes are the dtypes themselves.
+  if (M.Self.isDType() && M.Name == "as_torch")
+    return M.Self;
   if (auto *R = hostModelOf<RecordModel>(M.Self); R && R->Class)
     if (auto V = callWithCtx(I, *R->Class, M.Name, M.Self, Args, CallRange))
       return V;
@@ -586,6 +623,25 @@ std::optional<Value> sema::hostAttribute(const Value &Self,
   return std::nullopt;
 }
 
+std::optional<Value> sema::hostElementwise(const Value &L, const Value &R,
+                                           bool MatMul, bool Compare,
+                                           llvm::SMRange Whole) {
+  auto *TL = hostModelOf<TensorModel>(L);
+  auto *TR = hostModelOf<TensorModel>(R);
+  if (!TL && !TR)
+    return std::nullopt;
+  if ((!TL && !L.isNumber()) || (!TR && !R.isNumber()))
+    return std::nullopt;
+  std::vector<Value> None;
+  const std::vector<Value> &A = TL ? TL->Shape : None;
+  const std::vector<Value> &B = TR ? TR->Shape : None;
+  auto Shape = MatMul ? matmulShape(A, B) : broadcast(A, B);
+  if (!Shape)
+    return std::nullopt;
+  Value DT = Compare ? Value::dtype(DType::Bool) : (TL ? TL : TR)->DTypeV;
+  return makeTensor(exprText(Whole), std::move(*Shape), DT);
+}
+
 std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
                                          const Expr *Index) {
   auto *T = hostModelOf<TensorModel>(Base);
@@ -617,10 +673,33 @@ std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
                     T->DTypeV);
 }
 
+/// While the driver runs for call sites, functions handed to host code
+/// (`do_bench(fn)`, `profiler.run(lambda: kernel(x))`) are called once, as
+/// such code does, when they need no arguments.
+void runCallbacks(Interp &I, const CallArgs &Args, llvm::SMRange CallRange) {
+  std::vector<Value> All = Args.Pos;
+  for (const auto &KV : Args.Kw)
+    All.push_back(KV.second);
+  for (const Value &V : All) {
+    auto *F = V.getAs<FunctionObj>();
+    if (!F || F->Traits.IsPrimFunc || F->Traits.IsJit || I.Aborting)
+      continue;
+    bool NeedsArgs = false;
+    for (size_t K = 0; K < F->Params->size(); ++K)
+      NeedsArgs |=
+          (*F->Params)[K].K == Param::Kind::Normal && !F->HasDefault[K];
+    CallArgs None;
+    if (!NeedsArgs)
+      I.callFunction(*F, None, CallRange);
+  }
+}
+
 std::optional<Value> sema::hostCall(Interp &I, const Value &CalleeV,
                                     CallArgs &Args, llvm::SMRange CallRange) {
   const OpaqueObj &Callee = *CalleeV.getAs<OpaqueObj>();
   HostModel *M = Callee.Model.get();
+  if (!M && I.OnCall)
+    runCallbacks(I, Args, CallRange);
   if (!M)
     return callPath(I, Callee.Path, Args);
   if (auto *Method = llvm::dyn_cast<MethodModel>(M))

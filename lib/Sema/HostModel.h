@@ -109,6 +109,12 @@ std::optional<Value> hostAttribute(const Value &Self, llvm::StringRef Attr);
 /// the model's answer, else nullopt.
 std::optional<Value> hostCall(Interp &I, const Value &Callee, CallArgs &Args,
                               llvm::SMRange CallRange);
+/// An arithmetic or comparison operator (or `@`) with a modelled tensor
+/// operand and a number or tensor on the other side: a tensor of the
+/// broadcast shape; nullopt otherwise.
+std::optional<Value> hostElementwise(const Value &L, const Value &R,
+                                     bool MatMul, bool Compare,
+                                     llvm::SMRange Whole);
 /// `Base[Index]` of a modelled tensor: the shape after ints, slices,
 /// None and `...`; nullopt for other bases or indices (masks, gathers).
 std::optional<Value> hostSubscript(Interp &I, const Value &Base,

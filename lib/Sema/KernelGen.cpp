@@ -57,7 +57,15 @@ Value sema::tDynamic(Interp &I, BoundArgs &A) {
   auto T = I.dtypeOf(A[1], A.range(1), "dtype");
   if (!T)
     return Value::poison();
-  return I.makeSymbol(A[0].getStr(), *T, A.range(0));
+  // T.dynamic("M, N") declares several, as T.const does.
+  llvm::SmallVector<llvm::StringRef, 4> Names;
+  llvm::StringRef(A[0].getStr()).split(Names, ',', -1, false);
+  if (Names.size() <= 1)
+    return I.makeSymbol(llvm::StringRef(A[0].getStr()).trim(), *T, A.range(0));
+  std::vector<Value> Out;
+  for (llvm::StringRef N : Names)
+    Out.push_back(I.makeSymbol(N.trim(), *T, A.range(0)));
+  return Value::tuple(std::move(Out));
 }
 
 /// T.const("M, N"): shape names inferred from tensors at call time; here a

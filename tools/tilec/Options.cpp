@@ -101,6 +101,9 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
                  "configuration N (0-based; default 0)");
   App.add_flag("--list-configs", Opts.ListConfigs,
                "Print each kernel's autotune configurations and exit");
+  App.add_flag("--show-driver-errors", Opts.ShowDriverErrors,
+               "Print what the run of the file's driver (which finds the "
+               "arguments kernels are called with) could not evaluate");
   App.add_option("--target", Opts.TargetName,
                  "Target GPU: sm_80 (default), sm_90, gfx90a, gfx940");
   App.add_option("--num-sms", Opts.NumSMs,

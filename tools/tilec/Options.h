@@ -21,6 +21,7 @@ struct DriverOptions {
   std::string Kernel;
   unsigned ConfigIndex = 0;
   bool ListConfigs = false;
+  bool ShowDriverErrors = false;
   /// --num-sms: 0 keeps the target's figure.
   int NumSMs = 0;
   std::string TargetName = "sm_80";

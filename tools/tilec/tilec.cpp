@@ -65,6 +65,7 @@ private:
     SemaOpts.Defines = Opts.Defines;
     SemaOpts.KernelFilter = Opts.Kernel;
     SemaOpts.ConfigIndex = Opts.ConfigIndex;
+    SemaOpts.ShowDriverErrors = Opts.ShowDriverErrors;
     if (Opts.ListConfigs)
       SemaOpts.ListConfigs = &OS;
     SemaOpts.Tgt = &Tgt;

@@ -57,6 +57,10 @@ struct SemaOptions {
   /// --list-configs: print each kernel's autotune configurations to this
   /// stream and build nothing.
   llvm::raw_ostream *ListConfigs = nullptr;
+  /// --show-driver-errors: print the diagnostics of the driver run that
+  /// finds the arguments kernels are called with (they are dropped
+  /// otherwise: host code tilec cannot evaluate is expected there).
+  bool ShowDriverErrors = false;
   /// The target being compiled for (thread limits); may be null.
   const Target *Tgt = nullptr;
 };
