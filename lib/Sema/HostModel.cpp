@@ -550,6 +550,9 @@ std::optional<Value> callMethod(Interp &I, MethodModel &M, CallArgs &Args,
     return parserMethod(M.Self, *P, M.Name, Args);
   if (auto *R = hostModelOf<RecordModel>(M.Self))
     return recordMethod(*R, M.Name, Args);
+  // set_compile_args/set_profile_args/run: the tuner stands for its result.
+  if (hostModelOf<TunerModel>(M.Self))
+    return M.Self;
   if (auto *C = hostModelOf<ClassModel>(M.Self); C && M.Name == "apply")
     return applyFunction(I, *C, Args, CallRange);
   // `kernel.compile(**kwargs)`, `.get_kernel_source(**kwargs)` and
@@ -580,8 +583,26 @@ Value fp8Type(const CallArgs &A) {
   return Value::str(E5M2 ? "float8_e5m2" : "float8_e4m3");
 }
 
+/// `AutoTuner.from_kernel(kernel=F, configs=C)`.
+std::optional<Value> makeTuner(const CallArgs &A) {
+  const Value *K = keyword(A, "kernel");
+  const Value *C = keyword(A, "configs");
+  if (!K && !A.Pos.empty())
+    K = &A.Pos[0];
+  if (!C && A.Pos.size() > 1)
+    C = &A.Pos[1];
+  if (!K || !C)
+    return std::nullopt;
+  auto T = std::make_shared<TunerModel>();
+  T->Kernel = *K;
+  T->Configs = *C;
+  return makeHostValue("AutoTuner", std::move(T));
+}
+
 std::optional<Value> callPath(Interp &I, llvm::StringRef Path,
                               const CallArgs &A) {
+  if (Path.endswith("AutoTuner.from_kernel"))
+    return makeTuner(A);
   auto [Module, Fn] = Path.rsplit('.');
   if (Module == "torch")
     return torchFactory(Fn, A, Path.str() + "(...)");
@@ -605,7 +626,8 @@ std::optional<Value> sema::hostAttribute(const Value &Self,
     return std::nullopt;
   if (auto *T = llvm::dyn_cast<TensorModel>(Base.Model.get()))
     return tensorAttribute(Self, *T, Attr);
-  if (llvm::isa<ParserModel>(Base.Model.get()))
+  if (llvm::isa<ParserModel>(Base.Model.get()) ||
+      llvm::isa<TunerModel>(Base.Model.get()))
     return methodOf(Self, Attr);
   if (auto *R = llvm::dyn_cast<RecordModel>(Base.Model.get())) {
     if (auto It = R->Attrs.find(Attr); It != R->Attrs.end())
@@ -709,6 +731,27 @@ std::optional<Value> sema::hostCall(Interp &I, const Value &CalleeV,
   if (auto *R = llvm::dyn_cast<RecordModel>(M))
     return callInstance(I, CalleeV, *R, Args, CallRange);
   return std::nullopt;
+}
+
+std::optional<Value> sema::tunedKernel(Interp &I, const Value &Result,
+                                       size_t Index, llvm::SMRange At) {
+  auto *T = hostModelOf<TunerModel>(Result);
+  if (!T || !T->Configs.isSequence() || Index >= T->Configs.elts().size())
+    return std::nullopt;
+  const Value &C = T->Configs.elts()[Index];
+  CallArgs Args;
+  if (C.isDict()) {
+    // A configuration's pass_configs are compiler options, not arguments.
+    for (const auto &[K, V] : C.getDict().Items)
+      if (K.isStr() && K.getStr() != "pass_configs") {
+        Args.Kw.emplace_back(K.getStr(), V);
+        Args.KwRanges.push_back(At);
+      }
+  } else if (C.isSequence()) {
+    Args.Pos = C.elts();
+    Args.PosRanges.assign(Args.Pos.size(), At);
+  }
+  return I.call(T->Kernel, Args, At, At);
 }
 
 Value sema::makeClass(Interp &I, const ClassDefStmt *C) {

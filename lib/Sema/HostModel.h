@@ -13,6 +13,8 @@
 //   - a class: its methods (`Cls.apply(...)` of a torch.autograd.Function
 //     runs `forward` and `backward` with a ctx), and its instances
 //     (`__init__` runs; attributes, bound methods, `__call__`/`forward`);
+//   - TileLang's AutoTuner: the kernel function and configurations it is
+//     given (a factory returning `tuner.run()` builds configuration N);
 //   - a method bound to one of the above.
 // Everything else a model does not know stays a plain host-only value. The
 // values stay host-only for kernels: a tensor's shape is only data of the
@@ -29,7 +31,7 @@ namespace sema {
 
 class HostModel {
 public:
-  enum class Kind { Tensor, Parser, Record, Class, Method };
+  enum class Kind { Tensor, Parser, Record, Class, Method, Tuner };
   explicit HostModel(Kind K) : K(K) {}
   virtual ~HostModel() = default;
   Kind getKind() const { return K; }
@@ -95,6 +97,18 @@ public:
   std::string Name;
 };
 
+/// TileLang's `AutoTuner.from_kernel(kernel=F, configs=C)` and the result
+/// of its `.run()`: F builds the kernel from one configuration's values.
+class TunerModel : public HostModel {
+public:
+  TunerModel() : HostModel(Kind::Tuner) {}
+  static bool classof(const HostModel *M) {
+    return M->getKind() == Kind::Tuner;
+  }
+  Value Kernel;
+  Value Configs;
+};
+
 /// A host-only value named Path standing for the modelled object M.
 Value makeHostValue(std::string Path, std::shared_ptr<HostModel> M);
 /// The model of V, if V is a modelled host-only value.
@@ -119,6 +133,11 @@ std::optional<Value> hostElementwise(const Value &L, const Value &R,
 /// None and `...`; nullopt for other bases or indices (masks, gathers).
 std::optional<Value> hostSubscript(Interp &I, const Value &Base,
                                    const ast::Expr *Index);
+/// For a factory that returns an autotuner's result: the prim func its
+/// kernel function builds from configuration \p Index (dict values by
+/// keyword, sequences by position); nullopt for other values.
+std::optional<Value> tunedKernel(Interp &I, const Value &Result, size_t Index,
+                                 llvm::SMRange At);
 /// A class statement's value: a host-only value with a ClassModel.
 Value makeClass(Interp &I, const ast::ClassDefStmt *C);
 

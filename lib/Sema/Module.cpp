@@ -18,6 +18,7 @@
 
 #include "Builtins.h"
 #include "CallSites.h"
+#include "HostModel.h"
 #include "Interp.h"
 #include "tilec/IR/Verifier.h"
 #include "tilec/Support/Target.h"
@@ -236,6 +237,8 @@ void buildFactory(Interp &I, FunctionObj &F, const std::string &Name,
   if (!factoryArgs(I, F, {}, Site, Args))
     return;
   Value R = I.callFunction(F, Args, llvm::SMRange());
+  if (auto Tuned = tunedKernel(I, R, I.Opts.ConfigIndex, F.NameRange))
+    R = *Tuned;
   if (R.isPoison() || I.Aborting)
     return;
   auto *PF = R.getAs<FunctionObj>();
