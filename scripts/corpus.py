@@ -3,7 +3,7 @@
 
     python3 scripts/corpus.py TILELANG_CHECKOUT [--tilec PATH] [--nvcc PATH]
                               [--jobs N] [--only SUBSTR] [--json FILE]
-                              [--no-nvcc]
+                              [--no-nvcc] [--derive-defines] [--verbose]
 
 The corpus is every `examples/**/*.py` of the checkout that holds a
 `T.Kernel`, less AMD-only, sm100/sm120/tcgen05 and test/regression/benchmark
@@ -19,13 +19,15 @@ passed:
   nvcc    nvcc -c for sm_90a on the sm_90 output (and sm_80 on the sm_80
           output, when there is one)
 
-Kernel factories whose parameters have no defaults get -D values the way a
-user reads them off the example: from the file's own host code, by
-`call_site_defines` (the first call of the factory whose arguments resolve
-to constants through literals, module constants, the enclosing function's
-defaults and local assignments, and argparse defaults). The -D values used
-are printed with --verbose. The table lists every file with its first failing step and the
-first line of tilec's error, then the totals.
+tilec takes each file as it is, without -D values: it runs the file's own
+driver to find the arguments its kernels are called with (docs/language.md,
+"Factory parameters"). --derive-defines adds the -D values a user would read
+off the example, from `call_site_defines` (the first call of the factory
+whose arguments resolve to constants through literals, module constants,
+the enclosing function's defaults and local assignments, and argparse
+defaults; bench/corpus_check.py uses it for its references); --verbose
+prints them. The table lists every file with its first failing step and
+the first line of tilec's error, then the totals.
 """
 
 import argparse
@@ -460,7 +462,7 @@ def first_error(text: str) -> str:
 
 def check_file(args, rel, path, tmp):
     stem = re.sub(r"[^A-Za-z0-9_]", "_", rel)
-    defines = call_site_defines(path)
+    defines = call_site_defines(path) if args.derive_defines else []
     out = {"file": rel, "ir": False, "sm80": False, "sm90": False,
            "nvcc90": None, "nvcc80": None, "error": "", "defines": defines}
     rc, text = run([args.tilec, str(path), *defines, "--emit=ir", "--target=sm_90", "-o", f"{tmp}/{stem}.tir"])
@@ -502,6 +504,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--no-nvcc", action="store_true")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--derive-defines", action="store_true")
     args = ap.parse_args()
 
     files = corpus(args.checkout, args.only)
