@@ -190,9 +190,16 @@ bool checkConfigIndex(Interp &I, const FunctionObj &F) {
 
 /// A parameter the driver's call passes data tilec cannot know (an extent
 /// of a tensor built from random data): a symbolic dimension, so that the
-/// kernel takes it at run time.
-Value dynamicParam(Interp &I, const Param &P) {
-  return I.makeSymbol(P.Name, DType::Int32, P.Range);
+/// kernel takes it at run time; unless its default says it is not an
+/// integer (a dtype, a flag), which is an error.
+Value dynamicParam(Interp &I, const FunctionObj &F, size_t K,
+                   const CallSite &Site) {
+  const Param &P = (*F.Params)[K];
+  if (!F.HasDefault[K] || F.Defaults[K].isInt())
+    return I.makeSymbol(P.Name, DType::Int32, P.Range);
+  I.error(P.Range, diag::err_driver_host_data) << P.Name << F.Name;
+  I.Diags.report(Site.Range, diag::note_driver_call);
+  return Value::poison();
 }
 
 /// Arguments for a factory or eager kernel: -D values, else the driver's
@@ -213,7 +220,7 @@ bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
     else if (It != I.Opts.Defines.end())
       V = parseDefineValue(It->second);
     else if (FromSite)
-      V = isHostData(*FromSite) ? dynamicParam(I, P) : *FromSite;
+      V = isHostData(*FromSite) ? dynamicParam(I, F, K, *Site) : *FromSite;
     else if (F.HasDefault[K])
       continue;
     else if (auto C = configValue(I, F, K))
