@@ -296,12 +296,17 @@ public:
 };
 
 /// T.ws(g, ...): a warp-group role block for `with`; Cond says whether the
-/// thread is in one of the groups (computed where T.ws was called).
+/// thread is in one of the groups (computed where T.ws was called). When the
+/// groups' threads are one contiguous range of the block's linear thread
+/// index, Offset/Count give it; otherwise NoRangeWhy says why not.
 class RoleObj : public Object {
 public:
   RoleObj() : Object(Kind::Role) {}
   TILEC_SEMA_OBJECT(Role)
   ir::Value *Cond = nullptr;
+  int64_t Offset = 0;
+  int64_t Count = 0;
+  std::string NoRangeWhy;
 };
 
 /// T.Tensor(shape, dtype) / T.Buffer(shape, dtype): a parameter type.
