@@ -242,6 +242,12 @@ Value sema::tClear(Interp &I, BoundArgs &A) {
 
 static BufferObj *gemmOperand(Interp &I, BoundArgs &A, unsigned K,
                               llvm::StringRef Name, bool Accum) {
+  if (A[K].getAs<BufferRefObj>()) {
+    I.error(A.range(K), diag::err_feature_unsupported)
+        << "T.gemm on a region of a buffer ('" + exprText(A.range(K)) +
+               "'; pass whole buffers)";
+    return nullptr;
+  }
   BufferObj *Buf = I.bufferOf(A[K], A.range(K), "T.gemm operand " + Name.str());
   if (!Buf)
     return nullptr;
