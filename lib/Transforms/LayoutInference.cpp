@@ -56,21 +56,31 @@ static std::optional<Fragment> rowBroadcast(const Fragment &Loop,
 }
 
 /// The widest vector (<= 16 elements) the user layouts (`Layout(...)`
-/// annotations) of the shared buffers \p Loop accesses keep contiguous, so
-/// that apply-shared-layouts can remap every vector copy as a whole.
+/// annotations) of the shared buffers \p Loop accesses, and of the global
+/// buffers its kernel lays out, keep contiguous, so that
+/// apply-shared-layouts can remap every vector copy as a whole.
 static int64_t sharedLayoutRunCap(Operation &Loop) {
   int64_t Cap = 16;
+  Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
   for (const BufferAccess &A : collectAccesses(Loop)) {
     const Type &T = A.Buffer->getType();
     auto Shape = T.getStaticShape();
-    if (!T.isBuffer() || T.getScope() != Scope::Shared || !Shape)
+    if (!T.isBuffer() ||
+        (T.getScope() != Scope::Shared && T.getScope() != Scope::Global) ||
+        !Shape)
       continue;
     for (const Use &U : A.Buffer->getUses()) {
-      if (!U.User->is(OpKind::AnnotateLayout))
+      if (!U.User->is(OpKind::AnnotateLayout) ||
+          U.User->getParentOfKind(OpKind::Kernel) != Kernel)
         continue;
       std::string Why;
-      if (auto L = userSharedLayout(
-              U.User->getStringAttr("layout").value_or(""), *Shape, Why))
+      llvm::StringRef Text = U.User->getStringAttr("layout").value_or("");
+      // A global layout is checked whole when applied; widestKeptRun gives
+      // 1 where the tensor is too large to enumerate.
+      auto L = T.getScope() == Scope::Global
+                   ? layout::parseLayout(Text, Why)
+                   : userSharedLayout(Text, *Shape, Why);
+      if (L)
         Cap = std::min(Cap, widestKeptRun(*L, Cap));
     }
   }
