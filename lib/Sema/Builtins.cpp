@@ -269,7 +269,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "alloc_reducer",
                                       "alloc_descriptor",
                                       "ClusterKernel",
-                                      "Persistent",
                                       "CUDASourceCodeKernel",
                                       "async_copy",
                                       "transpose",

@@ -328,7 +328,8 @@ public:
     Unroll,
     Vectorized,
     Parallel,
-    Range
+    Range,
+    Persistent
   };
   explicit LoopObj(LoopKind LK) : Object(Kind::Loop), LK(LK) {}
   TILEC_SEMA_OBJECT(Loop)
@@ -339,6 +340,12 @@ public:
   int64_t NumStages = 0;
   std::vector<int64_t> Order, Stage;
   bool HasOrder = false, HasStage = false;
+  /// Persistent only: the tile domain (one extent per loop variable), the
+  /// blocks of a wave, this block's index in it and the group size.
+  std::vector<Value> Domain;
+  std::vector<llvm::SMRange> DomainRanges;
+  Value WaveSize, Index, GroupSize;
+  llvm::SMRange WaveRange, IndexRange, GroupRange;
   llvm::SMRange Range;
 };
 
