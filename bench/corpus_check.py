@@ -317,7 +317,41 @@ CASES = [
          lambda m, t, p: {"C": _grouped_ref(t)}, kernel="grouped_gemm_fwd",
          init={"batch_sizes": _batch_sizes, "batch_offsets": _offsets(64),
                "batch_padded_offsets": _offsets(64)}),
+    # Tile operators inside T.ws role blocks (T.tma_copy as a role copy).
+    Case("ws_copy_gemm_0_1", "warp_specialize/example_warp_specialize_gemm_copy_gemm_0_1.py",
+         lambda m, t, p: _gemm(t, p), load=False,
+         overrides={"M": 1024, "N": 1024, "K": 1024}, small={"M": 256, "N": 256, "K": 256}),
+    Case("ws_copy_0_gemm_1", "warp_specialize/example_warp_specialize_gemm_copy_0_gemm_1.py",
+         lambda m, t, p: _gemm(t, p), load=False, small={"M": 256, "N": 256, "K": 256}),
+    Case("ws_copy_1_gemm_0", "warp_specialize/example_warp_specialize_gemm_copy_1_gemm_0.py",
+         lambda m, t, p: _gemm(t, p), load=False,
+         overrides={"M": 2048, "N": 2048, "K": 2048}, small={"M": 256, "N": 256, "K": 256}),
+    Case("ws_softpipe_stage2", "warp_specialize/example_warp_specialize_gemm_softpipe_stage2.py",
+         lambda m, t, p: _gemm(t, p), load=False,
+         overrides={"M": 2048, "N": 2048, "K": 2048}, small={"M": 256, "N": 256, "K": 256}),
+    # T.Persistent: one block per SM walks the tiles in waves.
+    Case("gemm_persistent", "gemm/example_gemm_persistent.py",
+         lambda m, t, p: _gemm(t, p), load=False, kernel="matmul_persistent",
+         overrides={"M": 2000, "N": 2000, "K": 1024}, small={"M": 300, "N": 520, "K": 256}),
+    # T.annotate_layout of a global buffer: the postprocess reads dQ back
+    # from the backward's permuted layout.
+    Case("gqa_bwd_dq_postprocess", "flash_attention/example_gqa_bwd.py",
+         lambda m, t, p: {"dQ_out": _dq_unpermuted(t["dQ"])}, load=False,
+         kernel="flashattn_bwd_postprocess", small={"seq_len": 128}),
 ]
+
+
+def _dq_unpermuted(dq):
+    """dQ_out[b, l, h, d] = dQ's storage at the flat image of (b, l, h, d)
+    under the example's make_dq_layout (written here from its formula)."""
+    import torch
+    dq = d(dq)
+    B, L, H, D = dq.shape
+    b, l, h, e = torch.meshgrid(*[torch.arange(n, device=dq.device) for n in (B, L, H, D)],
+                                indexing="ij")
+    flat = (((((b * (L // 8) + l // 8) * H + h) * (D // 8) + e // 8) * 2 + e % 2) * 32
+            + 4 * (l % 8) + (e % 8) // 2)
+    return dq.flatten()[flat]
 
 
 def _grouped_ref(t):

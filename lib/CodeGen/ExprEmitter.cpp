@@ -2,6 +2,7 @@
 
 #include "ExprEmitter.h"
 #include "tilec/IR/ConstantMatch.h"
+#include "tilec/IR/IndexAtoms.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <cmath>
 #include <cstdio>
@@ -115,6 +116,8 @@ bool nonNegative(const Value *V, unsigned Depth) {
     return matchConstantInt(V).value_or(-1) >= 0;
   case OpKind::ThreadId:
     return true;
+  case OpKind::Sub:
+    return ir::IndexAtoms::roleThreadRange(V).has_value();
   case OpKind::Add:
   case OpKind::Mul:
   case OpKind::Div:

@@ -39,6 +39,8 @@ IndexExpr IndexAtoms::toExpr(Value *V) {
   Operation *Def = V->getDefiningOp();
   if (!Def || !V->getType().isInteger())
     return atom(V);
+  if (roleThreadRange(V))
+    return atom(V);
   std::optional<ExprNode::Kind> K = exprKindOf(Def->getKind());
   // A divisor that is not a positive constant would leave the simplifier
   // without ranges; such values stay opaque.
@@ -65,7 +67,39 @@ IndexExpr IndexAtoms::bind(llvm::StringRef Name, Value *V, int64_t Extent) {
   return IndexExpr::var(Name);
 }
 
+std::optional<int64_t> IndexAtoms::roleThreadRange(const Value *V) {
+  Operation *Def = V->getDefiningOp();
+  if (!Def)
+    return std::nullopt;
+  // The thread id itself inside a role at offset 0.
+  Operation *Tid = Def;
+  std::optional<int64_t> Offset = 0;
+  if (Def->is(OpKind::Sub)) {
+    Tid = Def->getOperand(0)->getDefiningOp();
+    Offset = matchConstantInt(Def->getOperand(1));
+  }
+  if (!Tid || !Tid->is(OpKind::ThreadId) || Tid->getIntAttr("dim") != 0 ||
+      !Offset)
+    return std::nullopt;
+  Operation *Kernel = Def->getParentOfKind(OpKind::Kernel);
+  auto Threads = Kernel ? Kernel->getIntArrayAttr("threads") : std::nullopt;
+  if (!Threads || llvm::any_of(llvm::drop_begin(*Threads),
+                               [](int64_t T) { return T != 1; }))
+    return std::nullopt;
+  for (Operation *P = Def->getParentOp(); P != Kernel; P = P->getParentOp()) {
+    if (!P->is(OpKind::If) || !P->hasAttr("thread_range"))
+      continue;
+    auto Range = P->getIntArrayAttr("thread_range");
+    if (Range && Range->size() == 2 && (*Range)[0] == *Offset)
+      return (*Range)[1];
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::optional<int64_t> IndexAtoms::rangeOf(Value *V) const {
+  if (auto N = roleThreadRange(V))
+    return N;
   if (Operation *Def = V->getDefiningOp()) {
     if (!Def->is(OpKind::ThreadId))
       return std::nullopt;

@@ -767,6 +767,17 @@ bool Verifier::checkIf(const Operation &Op) {
   for (unsigned R = 0; R != Op.getNumRegions(); ++R)
     if (!checkRegionArgs(Op, R, 0, "region argument(s)"))
       return false;
+  // A role block (`with T.ws(g)`): the threads [offset, offset + count) run
+  // its then region, whole warps.
+  if (Op.hasAttr("thread_range")) {
+    auto Range = Op.getIntArrayAttr("thread_range");
+    if (!Range || Range->size() != 2 || (*Range)[0] < 0 || (*Range)[1] <= 0 ||
+        (*Range)[0] % 32 != 0 || (*Range)[1] % 32 != 0)
+      return fail(Op, "attribute 'thread_range' must be [offset, count]: "
+                      "multiples of 32, count positive");
+    if (Op.getNumRegions() != 1)
+      return fail(Op, "a role block ('thread_range') has no else region");
+  }
   return true;
 }
 

@@ -235,7 +235,16 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
     return Value::poison();
   }
   if ((S.Flags & NotInRole) && RoleDepth) {
-    error(CallRange, diag::err_tile_op_in_role_block) << S.Name;
+    error(CallRange, diag::err_tile_op_in_role_block)
+        << S.Name << "its lowering synchronizes all threads of the block";
+    return Value::poison();
+  }
+  if ((S.Flags & InRoleRange) && !RolesWithoutRange.empty()) {
+    error(CallRange, diag::err_tile_op_in_role_block)
+        << S.Name
+        << "tile operators need the role's threads to be one contiguous "
+           "range, but " +
+               RolesWithoutRange.back();
     return Value::poison();
   }
   // Func-level builtins (T.alloc_global) must not point users into a kernel.
@@ -260,10 +269,8 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "alloc_reducer",
                                       "alloc_descriptor",
                                       "ClusterKernel",
-                                      "Persistent",
                                       "CUDASourceCodeKernel",
                                       "async_copy",
-                                      "tma_copy",
                                       "transpose",
                                       "im2col",
                                       "c2d_im2col",

@@ -20,9 +20,16 @@ namespace sema {
 
 enum class BuiltinNS { Py, Method, Math, TL, Layout, T, Itertools, Tir };
 
-/// NotInRole: a tile operator that splits its work over all threads of the
-/// block, so it cannot run inside a T.ws role block.
-enum BuiltinFlags : unsigned { NeedsKernel = 1, NeedsIR = 2, NotInRole = 4 };
+/// NotInRole: a tile operator whose lowering synchronizes the whole block,
+/// so it cannot run inside a T.ws role block. InRoleRange: a tile operator
+/// that splits its work over the threads running it, which inside a role
+/// block must be one contiguous range (the role's thread_range).
+enum BuiltinFlags : unsigned {
+  NeedsKernel = 1,
+  NeedsIR = 2,
+  NotInRole = 4,
+  InRoleRange = 8
+};
 
 /// A buffer allocated in the current func or kernel (KernelGen.cpp).
 Value allocBuffer(Interp &I, ir::Scope Scope, const std::vector<ir::Dim> &Dims,

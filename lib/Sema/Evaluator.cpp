@@ -949,9 +949,13 @@ std::optional<std::vector<Value>> Interp::iterate(const Value &V,
     return std::nullopt;
   if (V.isSequence())
     return V.elts();
-  if (V.isStr()) {
+  // TileLang's dtypes are str subclasses: iterating T.int8 gives the
+  // characters of "int8" (programs parse bit widths out of the name).
+  if (V.isStr() || V.isDType()) {
+    std::string Text =
+        V.isStr() ? V.getStr() : tileLangName(V.getDType()).str();
     std::vector<Value> Out;
-    for (char C : V.getStr())
+    for (char C : Text)
       Out.push_back(Value::str(std::string(1, C)));
     return Out;
   }

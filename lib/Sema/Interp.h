@@ -274,6 +274,11 @@ public:
   std::string PendingName;
   /// How many `with T.ws(...)` role blocks enclose the code being generated.
   unsigned RoleDepth = 0;
+  /// Why each enclosing role block whose threads are not one contiguous
+  /// range has none (tile operators cannot be split over its threads).
+  std::vector<std::string> RolesWithoutRange;
+  /// The thread count of each enclosing role block that has a range.
+  std::vector<int64_t> RoleThreadCounts;
   /// `from tilelang.language import *` was seen.
   bool StarImportT = false;
 

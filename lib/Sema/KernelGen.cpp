@@ -901,6 +901,103 @@ Value sema::tPipelined(Interp &I, BoundArgs &A) {
   return Value::object(std::move(L));
 }
 
+/// T.Persistent(domain, wave_size, index, group_size=8): the tiles of
+/// `domain` visited by persistent blocks, `wave_size` of them at a time,
+/// this block being number `index` of each wave (see persistentCoords).
+Value sema::tPersistent(Interp &I, BoundArgs &A) {
+  auto L = std::make_shared<LoopObj>(LoopObj::LoopKind::Persistent);
+  if (!A[0].isSequence() || A[0].elts().empty()) {
+    I.error(A.range(0), diag::err_persistent)
+        << "the domain must be a non-empty list of tile counts, got " +
+               typeName(A[0]);
+    return Value::poison();
+  }
+  L->Domain = A[0].elts();
+  L->DomainRanges.assign(L->Domain.size(), A.range(0));
+  L->WaveSize = A[1];
+  L->WaveRange = A.range(1);
+  L->Index = A[2];
+  L->IndexRange = A.range(2);
+  L->GroupSize = A[3];
+  L->GroupRange = A.range(3);
+  L->Range = A.CallRange;
+  return Value::object(std::move(L));
+}
+
+namespace {
+/// The i32 values of a T.Persistent loop, as TileLang lays the tiles out:
+/// the last dim of the domain is cut into groups of G = clamp(group_size,
+/// 1, last) tiles, and tile numbers w * wave_size + index run fastest over
+/// the group, then over the other dims in order, then over the groups.
+struct PersistentPlan {
+  std::vector<ir::Value *> Domain;
+  ir::Value *Wave = nullptr, *Index = nullptr, *Group = nullptr;
+  /// [ceildiv(last, G), d0, ..., d(n-2), G] and its product.
+  std::vector<ir::Value *> Grouped;
+  ir::Value *Padded = nullptr;
+};
+
+ir::Value *ceilDiv(Interp &I, ir::Value *A, ir::Value *B) {
+  ir::Value *One = I.B.createConstInt(1);
+  return I.B.createBinary(
+      ir::OpKind::FloorDiv,
+      I.B.createBinary(ir::OpKind::Sub, I.B.createBinary(ir::OpKind::Add, A, B),
+                       One),
+      B);
+}
+
+std::optional<PersistentPlan> planPersistent(Interp &I, LoopObj &L) {
+  PersistentPlan P;
+  for (size_t K = 0; K != L.Domain.size(); ++K) {
+    P.Domain.push_back(I.toIndex(L.Domain[K], L.DomainRanges[K]));
+    if (!P.Domain.back())
+      return std::nullopt;
+  }
+  P.Wave = I.toIndex(L.WaveSize, L.WaveRange);
+  P.Index = I.toIndex(L.Index, L.IndexRange);
+  P.Group = I.toIndex(L.GroupSize, L.GroupRange);
+  if (!P.Wave || !P.Index || !P.Group)
+    return std::nullopt;
+  ir::Value *Last = P.Domain.back();
+  P.Group = I.B.createBinary(ir::OpKind::Max, I.B.createConstInt(1),
+                             I.B.createBinary(ir::OpKind::Min, P.Group, Last));
+  P.Grouped.push_back(ceilDiv(I, Last, P.Group));
+  P.Grouped.insert(P.Grouped.end(), P.Domain.begin(), P.Domain.end() - 1);
+  P.Grouped.push_back(P.Group);
+  P.Padded = P.Grouped.front();
+  for (size_t K = 1; K != P.Grouped.size(); ++K)
+    P.Padded = I.B.createBinary(ir::OpKind::Mul, P.Padded, P.Grouped[K]);
+  return P;
+}
+
+/// Inside the wave loop (variable \p W): the tile coordinates, under an
+/// `if` that skips tile numbers past the padded domain and the padding of
+/// the last group, where the body is then emitted.
+std::vector<ir::Value *> persistentCoords(Interp &I, const PersistentPlan &P,
+                                          ir::Value *W) {
+  ir::Value *Tile = I.B.createBinary(
+      ir::OpKind::Add, I.B.createBinary(ir::OpKind::Mul, W, P.Wave), P.Index);
+  std::vector<ir::Value *> Idx(P.Grouped.size());
+  ir::Value *Rem = Tile;
+  for (size_t K = P.Grouped.size(); K-- > 1;) {
+    Idx[K] = I.B.createBinary(ir::OpKind::FloorMod, Rem, P.Grouped[K]);
+    Rem = I.B.createBinary(ir::OpKind::FloorDiv, Rem, P.Grouped[K]);
+  }
+  Idx[0] = Rem;
+  ir::Value *LastCoord = I.B.createBinary(
+      ir::OpKind::Add, I.B.createBinary(ir::OpKind::Mul, Idx[0], P.Group),
+      Idx.back());
+  ir::Value *InRange = I.B.createBinary(
+      ir::OpKind::And, I.B.createCmp(ir::CmpPred::Lt, Tile, P.Padded),
+      I.B.createCmp(ir::CmpPred::Lt, LastCoord, P.Domain.back()));
+  ir::Operation *If = I.B.createIf(InRange);
+  I.B.setInsertionPointToEnd(If->getBody(0));
+  std::vector<ir::Value *> Coords(Idx.begin() + 1, Idx.end() - 1);
+  Coords.push_back(LastCoord);
+  return Coords;
+}
+} // namespace
+
 static llvm::StringRef loopKindName(LoopObj::LoopKind K) {
   switch (K) {
   case LoopObj::LoopKind::Pipelined:
@@ -936,7 +1033,16 @@ loopTargets(Interp &I, const Expr *Target, size_t Count) {
 }
 
 static ir::Operation *createLoopOp(Interp &I, LoopObj &L, size_t NumIVs,
-                                   const std::vector<const NameExpr *> &IVs) {
+                                   const std::vector<const NameExpr *> &IVs,
+                                   std::optional<PersistentPlan> &Plan) {
+  if (L.LK == LoopObj::LoopKind::Persistent) {
+    Plan = planPersistent(I, L);
+    if (!Plan)
+      return nullptr;
+    return I.B.createFor(I.B.createConstInt(0),
+                         ceilDiv(I, Plan->Padded, Plan->Wave),
+                         I.B.createConstInt(1), "serial", "w");
+  }
   if (L.LK == LoopObj::LoopKind::Parallel) {
     std::vector<std::string> Names;
     for (const NameExpr *N : IVs)
@@ -961,22 +1067,30 @@ static ir::Operation *createLoopOp(Interp &I, LoopObj &L, size_t NumIVs,
 }
 
 Flow Interp::execRuntimeFor(const ForStmt *S, LoopObj &L) {
-  size_t NumIVs =
-      L.LK == LoopObj::LoopKind::Parallel ? L.Extents.size() : size_t(1);
+  size_t NumIVs = L.LK == LoopObj::LoopKind::Parallel     ? L.Extents.size()
+                  : L.LK == LoopObj::LoopKind::Persistent ? L.Domain.size()
+                                                          : size_t(1);
   auto IVs = loopTargets(*this, S->Target.get(), NumIVs);
   if (!IVs)
     return Flow::Normal;
   B.setLoc(Location(L.Range));
-  ir::Operation *Op = createLoopOp(*this, L, NumIVs, *IVs);
+  std::optional<PersistentPlan> Plan;
+  ir::Operation *Op = createLoopOp(*this, L, NumIVs, *IVs, Plan);
   if (!Op)
     return Aborting ? Flow::Abort : Flow::Normal;
   ir::Builder::InsertionGuard G(B);
   B.setInsertionPointToEnd(Op->getBody());
+  std::vector<ir::Value *> IVValues;
+  if (Plan)
+    IVValues = persistentCoords(*this, *Plan, Op->getBody().getArgument(0));
+  else
+    for (size_t K = 0; K < NumIVs; ++K)
+      IVValues.push_back(Op->getBody().getArgument(K));
   frame().Loops.push_back({true, frame().Regions.size()});
   openRegion();
   for (size_t K = 0; K < NumIVs; ++K) {
-    bindName((*IVs)[K]->Id, Value::runtime(Op->getBody().getArgument(K)),
-             (*IVs)[K]->getRange());
+    IVValues[K]->setNameHint((*IVs)[K]->Id);
+    bindName((*IVs)[K]->Id, Value::runtime(IVValues[K]), (*IVs)[K]->getRange());
     frame().LoopVars.push_back((*IVs)[K]->Id);
   }
   Flow F = exec(S->Body);

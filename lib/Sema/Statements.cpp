@@ -358,9 +358,20 @@ static Flow execRole(Interp &I, const WithStmt *S, const RoleObj &R) {
     return Flow::Normal;
   }
   ir::Operation *If = I.B.createIf(R.Cond);
+  bool Ranged = R.NoRangeWhy.empty();
+  if (Ranged) {
+    If->setAttr("thread_range", ir::Attribute::intArray({R.Offset, R.Count}));
+    I.RoleThreadCounts.push_back(R.Count);
+  } else {
+    I.RolesWithoutRange.push_back(R.NoRangeWhy);
+  }
   ++I.RoleDepth;
   Flow F = execRegion(I, If->getBody(0), S->Body);
   --I.RoleDepth;
+  if (Ranged)
+    I.RoleThreadCounts.pop_back();
+  else
+    I.RolesWithoutRange.pop_back();
   return F;
 }
 

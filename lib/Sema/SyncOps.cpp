@@ -11,6 +11,7 @@
 
 #include "Builtins.h"
 #include "Interp.h"
+#include "tilec/IR/ConstantMatch.h"
 #include "tilec/IR/Value.h"
 
 using namespace tilec;
@@ -38,6 +39,15 @@ std::optional<std::vector<int64_t>> arriveCounts(Interp &I, const Value &V,
     return std::nullopt;
   }
   return Counts;
+}
+
+/// The block's thread count.
+int64_t kernelThreads(Interp &I) {
+  int64_t N = 1;
+  for (int64_t T : I.CurFunc->Kernel->getIntArrayAttr("threads").value_or(
+           std::vector<int64_t>{1}))
+    N *= T;
+  return N;
 }
 
 /// `tx == 0 [&& ty == 0 && tz == 0]`: the one thread that initializes.
@@ -99,6 +109,26 @@ Value barrierOp(Interp &I, ir::OpKind Kind, const BarrierRef &B,
   }
   I.B.create(Kind, Ops, Segments, {});
   return Value::none();
+}
+
+/// The role's threads as one range of the linear thread index, when the
+/// groups are consecutive and the block is one-dimensional (T.ws groups
+/// threadIdx.x alone).
+void setThreadRange(RoleObj &Role, std::vector<int64_t> Ids,
+                    const std::vector<int64_t> &Threads) {
+  for (size_t D = 1; D < Threads.size(); ++D)
+    if (Threads[D] != 1) {
+      Role.NoRangeWhy = "the block has more than one thread dimension";
+      return;
+    }
+  llvm::sort(Ids);
+  Ids.erase(std::unique(Ids.begin(), Ids.end()), Ids.end());
+  if (Ids.back() - Ids.front() + 1 != int64_t(Ids.size())) {
+    Role.NoRangeWhy = "its warp groups are not consecutive";
+    return;
+  }
+  Role.Offset = Ids.front() * WarpGroupThreads;
+  Role.Count = int64_t(Ids.size()) * WarpGroupThreads;
 }
 
 } // namespace
@@ -175,6 +205,72 @@ Value sema::tMBarrierExpectTx(Interp &I, BoundArgs &A) {
   return barrierOp(I, ir::OpKind::MBarrierExpectTx, *B, Bytes);
 }
 
+/// The arrival counts an mbarrier operand may have: its own for a constant
+/// index, every count of the array otherwise.
+static std::vector<int64_t> possibleCounts(const BarrierRef &B) {
+  std::vector<int64_t> Counts;
+  for (const ir::Use &U : B.Buf->getUses())
+    if (U.User->is(ir::OpKind::MBarrierInit))
+      Counts = *U.User->getIntArrayAttr("counts");
+  assert(!Counts.empty() && "T.alloc_barrier initializes every array");
+  if (auto K = ir::matchConstantInt(B.Index);
+      K && *K >= 0 && size_t(*K) < Counts.size())
+    return {Counts[*K]};
+  return Counts;
+}
+
+/// T.tma_copy(src, dst, barrier=bar): TileLang's split-phase TMA load,
+/// whose completion the barrier's phase includes. Without TMA the threads
+/// running it copy the tile themselves, synchronously: each thread's part
+/// is then published by that thread's own later T.barrier_arrive (a
+/// release), which is how TileLang's programs use it. That is only the
+/// same when the barrier waits for one arrival per copying thread, so the
+/// count is checked. Stores (shared -> global) need no barrier.
+Value sema::tTmaCopy(Interp &I, BoundArgs &A) {
+  if (!A.Rest.empty()) {
+    I.error(A.RestRanges[0], diag::err_feature_unsupported)
+        << "T.tma_copy with more than two positional arguments";
+    return Value::poison();
+  }
+  if (!A[3].isNone()) {
+    I.error(A.range(3), diag::err_feature_unsupported)
+        << "T.tma_copy multicast in a cluster (cluster_mask)";
+    return Value::poison();
+  }
+  BufferObj *Dst = nullptr;
+  if (auto *Ref = A[1].getAs<BufferRefObj>())
+    Dst = Ref->Buf.get();
+  else
+    Dst = A[1].getAs<BufferObj>();
+  bool Load = Dst && Dst->Scope == ir::Scope::Shared;
+  if (Load) {
+    if (A[2].isNone()) {
+      I.error(A.CallRange, diag::err_tma_copy)
+          << "a load into shared memory needs barrier=, the mbarrier whose "
+             "phase includes it";
+      return Value::poison();
+    }
+    auto B = barrierOf(I, A[2], A.range(2), A.name());
+    if (!B)
+      return Value::poison();
+    int64_t Threads = I.RoleThreadCounts.empty() ? kernelThreads(I)
+                                                 : I.RoleThreadCounts.back();
+    for (int64_t Count : possibleCounts(*B))
+      if (Count != Threads) {
+        I.error(A.range(2), diag::err_tma_copy)
+            << "tilec copies without TMA (yet): the " +
+                   std::to_string(Threads) +
+                   " threads running it copy the tile, and each publishes "
+                   "its part with its own T.barrier_arrive, so the barrier "
+                   "must expect " +
+                   std::to_string(Threads) + " arrivals, not " +
+                   std::to_string(Count);
+        return Value::poison();
+      }
+  }
+  return tCopy(I, A);
+}
+
 /// T.ws(g, ...): the condition `threadIdx.x / 128 in (g, ...)` for a
 /// `with` role block; each group must exist in the block.
 Value sema::tWs(Interp &I, BoundArgs &A) {
@@ -190,6 +286,7 @@ Value sema::tWs(Interp &I, BoundArgs &A) {
       I.B.createBinary(ir::OpKind::FloorDiv, I.B.createThreadId(0),
                        I.B.createConstInt(WarpGroupThreads));
   ir::Value *Cond = nullptr;
+  std::vector<int64_t> Ids;
   for (size_t K = 0; K != A.Rest.size(); ++K) {
     auto G = I.constInt(A.Rest[K], A.RestRanges[K], "a warp group index");
     if (!G)
@@ -205,8 +302,10 @@ Value sema::tWs(Interp &I, BoundArgs &A) {
     ir::Value *Eq =
         I.B.createCmp(ir::CmpPred::Eq, Group, I.B.createConstInt(*G));
     Cond = Cond ? I.B.createBinary(ir::OpKind::Or, Cond, Eq) : Eq;
+    Ids.push_back(*G);
   }
   auto Role = std::make_shared<RoleObj>();
   Role->Cond = Cond;
+  setThreadRange(*Role, Ids, Threads);
   return Value::object(std::move(Role));
 }

@@ -242,6 +242,12 @@ Value sema::tClear(Interp &I, BoundArgs &A) {
 
 static BufferObj *gemmOperand(Interp &I, BoundArgs &A, unsigned K,
                               llvm::StringRef Name, bool Accum) {
+  if (A[K].getAs<BufferRefObj>()) {
+    I.error(A.range(K), diag::err_feature_unsupported)
+        << "T.gemm on a region of a buffer ('" + exprText(A.range(K)) +
+               "'; pass whole buffers)";
+    return nullptr;
+  }
   BufferObj *Buf = I.bufferOf(A[K], A.range(K), "T.gemm operand " + Name.str());
   if (!Buf)
     return nullptr;
@@ -593,13 +599,17 @@ static bool checkLayoutKey(Interp &I, const Value &Key, llvm::SMRange R) {
         << "keys must be buffers, got " + typeName(Key);
     return false;
   }
-  if (Buf->Scope != ir::Scope::Shared && Buf->Scope != ir::Scope::Fragment) {
+  if (Buf->Scope != ir::Scope::Shared && Buf->Scope != ir::Scope::Fragment &&
+      Buf->Scope != ir::Scope::Global) {
     I.error(R, diag::err_bad_layout_annotation)
         << "'" + Buf->Name + "' is a " + ir::scopeName(Buf->Scope).str() +
-               " buffer; only shared and fragment buffers have layouts";
+               " buffer; only global, shared and fragment buffers have "
+               "layouts";
     return false;
   }
-  if (Buf->Kernel != I.CurFunc->Kernel) {
+  // A global buffer (a parameter, T.alloc_global) is laid out for the
+  // accesses of the annotating kernel.
+  if (Buf->Scope != ir::Scope::Global && Buf->Kernel != I.CurFunc->Kernel) {
     I.error(R, diag::err_bad_layout_annotation)
         << "'" + Buf->Name + "' is not allocated in this kernel";
     return false;
@@ -626,6 +636,14 @@ Value sema::tAnnotateLayout(Interp &I, BoundArgs &A) {
             << "the layout of '" + Key.getAs<BufferObj>()->Name +
                    "' must be a T.Layout, T.Fragment or swizzled layout, got " +
                    typeName(Layout);
+      OK = false;
+      continue;
+    }
+    if (Key.getAs<BufferObj>()->Scope == ir::Scope::Global &&
+        !llvm::StringRef(L->Text).startswith("Layout(")) {
+      I.error(A.range(0), diag::err_bad_layout_annotation)
+          << "the layout of global buffer '" + Key.getAs<BufferObj>()->Name +
+                 "' must be a T.Layout, got '" + L->Text + "'";
       OK = false;
       continue;
     }

@@ -300,12 +300,17 @@ public:
 };
 
 /// T.ws(g, ...): a warp-group role block for `with`; Cond says whether the
-/// thread is in one of the groups (computed where T.ws was called).
+/// thread is in one of the groups (computed where T.ws was called). When the
+/// groups' threads are one contiguous range of the block's linear thread
+/// index, Offset/Count give it; otherwise NoRangeWhy says why not.
 class RoleObj : public Object {
 public:
   RoleObj() : Object(Kind::Role) {}
   TILEC_SEMA_OBJECT(Role)
   ir::Value *Cond = nullptr;
+  int64_t Offset = 0;
+  int64_t Count = 0;
+  std::string NoRangeWhy;
 };
 
 /// T.Tensor(shape, dtype) / T.Buffer(shape, dtype): a parameter type.
@@ -327,7 +332,8 @@ public:
     Unroll,
     Vectorized,
     Parallel,
-    Range
+    Range,
+    Persistent
   };
   explicit LoopObj(LoopKind LK) : Object(Kind::Loop), LK(LK) {}
   TILEC_SEMA_OBJECT(Loop)
@@ -338,6 +344,12 @@ public:
   int64_t NumStages = 0;
   std::vector<int64_t> Order, Stage;
   bool HasOrder = false, HasStage = false;
+  /// Persistent only: the tile domain (one extent per loop variable), the
+  /// blocks of a wave, this block's index in it and the group size.
+  std::vector<Value> Domain;
+  std::vector<llvm::SMRange> DomainRanges;
+  Value WaveSize, Index, GroupSize;
+  llvm::SMRange WaveRange, IndexRange, GroupRange;
   llvm::SMRange Range;
 };
 

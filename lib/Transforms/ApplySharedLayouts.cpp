@@ -4,6 +4,7 @@
 #include "IndexExprToIR.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/Layout/LayoutParser.h"
+#include "tilec/Layout/Simplify.h"
 #include "tilec/Layout/Swizzle.h"
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/SetVector.h"
@@ -242,22 +243,155 @@ private:
   }
 };
 
+/// `annotate_layout %G {layout = "Layout(...)"}` of a global buffer (a
+/// parameter or workspace): every access of the annotating kernel goes to
+/// the element's place under the layout, the same buffer reindexed. The
+/// layout must permute the tensor's elements (its output is as large as
+/// the tensor, so no access leaves it).
+class GlobalLayoutApplier {
+public:
+  GlobalLayoutApplier(Operation &Annot, DiagnosticEngine &Diags)
+      : Annot(Annot), Buf(Annot.getOperand(0)),
+        Kernel(Annot.getParentOfKind(OpKind::Kernel)), Diags(Diags) {}
+
+  bool run() {
+    std::string Why;
+    llvm::StringRef Text = Annot.getStringAttr("layout").value_or("");
+    auto L = permutation(Text, Why);
+    if (!L) {
+      Diags.report(Annot.getLoc(), diag::err_bad_layout_annotation)
+          << "cannot use '" + Text.str() +
+                 "' as the layout of global buffer '" +
+                 Buf->getNameHint().str() + "': " + Why;
+      return false;
+    }
+    Annot.erase();
+    llvm::SetVector<Operation *> Users;
+    for (const Use &U : Buf->getUses())
+      if (U.User->getParentOfKind(OpKind::Kernel) == Kernel)
+        Users.insert(U.User);
+    for (Operation *User : Users)
+      if (!checkUser(*User, *L))
+        return false;
+    for (Operation *User : Users)
+      for (unsigned G = User->getNumGroups(); G-- > 0;)
+        if (User->getGroup(G).front() == Buf)
+          remap(*User, G, *L);
+    return true;
+  }
+
+private:
+  Operation &Annot;
+  Value *Buf;
+  Operation *Kernel;
+  DiagnosticEngine &Diags;
+
+  std::optional<Layout> permutation(llvm::StringRef Text, std::string &Why) {
+    auto Shape = Buf->getType().getStaticShape();
+    if (!Kernel) {
+      Why = "it is outside a kernel";
+      return std::nullopt;
+    }
+    if (!Shape) {
+      Why = "the buffer has no static shape";
+      return std::nullopt;
+    }
+    auto L = layout::parseLayout(Text, Why);
+    if (!L)
+      return std::nullopt;
+    if (L->getInputShape() != llvm::ArrayRef<int64_t>(*Shape)) {
+      Why = "its input shape does not match the buffer";
+      return std::nullopt;
+    }
+    if (layout::shapeSize(L->getOutputShape()) != layout::shapeSize(*Shape)) {
+      Why = "it must permute the tensor's elements, but its output has " +
+            std::to_string(layout::shapeSize(L->getOutputShape())) +
+            " places for " + std::to_string(layout::shapeSize(*Shape)) +
+            " elements";
+      return std::nullopt;
+    }
+    // Checked where the tensor is small enough to enumerate; a larger one
+    // is the program's responsibility, as in TileLang.
+    if (!L->isInjective().value_or(true)) {
+      Why = "it is not injective: two elements would share an address";
+      return std::nullopt;
+    }
+    return L;
+  }
+
+  bool checkUser(Operation &User, const Layout &L) {
+    if (!isElementAccess(User)) {
+      Diags.report(User.getLoc(), diag::err_lowering_unsupported)
+          << "the laid-out global buffer '" + Buf->getNameHint().str() + "'"
+          << "'" + User.getName().str() +
+                 "' is still a tile operator here; lower it first";
+      return false;
+    }
+    int64_t V = copiedElements(User, Buf);
+    if ((User.is(OpKind::VCopy) || User.is(OpKind::CpAsync)) && V > 1 &&
+        !keepsRuns(L, V)) {
+      Diags.report(User.getLoc(), diag::err_lowering_unsupported)
+          << "this vector copy of '" + Buf->getNameHint().str() + "'"
+          << "its layout splits the copied run of elements";
+      return false;
+    }
+    return true;
+  }
+
+  /// The indices of group \p Group of \p User become those of the
+  /// element's place: the layout's flat output, split over the buffer's
+  /// dims.
+  void remap(Operation &User, unsigned Group, const Layout &L) {
+    IndexAtoms Atoms;
+    std::vector<layout::IndexExpr> Idx;
+    for (Value *I : User.getGroup(Group).drop_front())
+      Idx.push_back(Atoms.toExpr(I));
+    llvm::ArrayRef<int64_t> Out = L.getOutputShape();
+    auto Parts = L.forwardExprs(Idx, Atoms.getExtents());
+    layout::IndexExpr Flat = 0;
+    for (unsigned D = 0; D != Parts.size(); ++D)
+      Flat = Flat * Out[D] + Parts[D];
+    std::vector<int64_t> Shape = *Buf->getType().getStaticShape();
+    Builder B;
+    B.setInsertionPoint(&User);
+    B.setLoc(User.getLoc());
+    std::vector<Value *> NewIdx(Shape.size());
+    int64_t Stride = 1;
+    for (unsigned D = Shape.size(); D-- > 0;) {
+      layout::IndexExpr E = layout::floorDiv(Flat, Stride);
+      if (D != 0)
+        E = layout::floorMod(E, Shape[D]);
+      NewIdx[D] = emitIndexExpr(B, layout::simplify(E, Atoms.getExtents()),
+                                Atoms.getValues());
+      Stride *= Shape[D];
+    }
+    unsigned Start = User.getGroupStart(Group) + 1;
+    for (unsigned D = 0; D != NewIdx.size(); ++D)
+      User.setOperand(Start + D, NewIdx[D]);
+  }
+};
+
 class ApplySharedLayoutsPass : public Pass {
 public:
   llvm::StringRef name() const override { return "apply-shared-layouts"; }
   llvm::StringRef description() const override {
-    return "Apply swizzle annotations of shared buffers to their accesses";
+    return "Apply the layout annotations of shared and global buffers to "
+           "their accesses";
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
     return lowerEach(
         Module,
         [](Operation &Op) {
-          return Op.is(OpKind::AnnotateLayout) &&
-                 Op.getOperand(0)->getType().isBuffer() &&
-                 Op.getOperand(0)->getType().getScope() == Scope::Shared;
+          if (!Op.is(OpKind::AnnotateLayout) ||
+              !Op.getOperand(0)->getType().isBuffer())
+            return false;
+          Scope S = Op.getOperand(0)->getType().getScope();
+          return S == Scope::Shared || S == Scope::Global;
         },
         [&](Operation &Op) {
+          if (Op.getOperand(0)->getType().getScope() == Scope::Global)
+            return GlobalLayoutApplier(Op, Ctx.Diags).run();
           return SharedLayoutApplier(Op, Ctx.Diags).run();
         });
   }

@@ -28,7 +28,15 @@
 //   buffer 'X': why". Constructor annotations it cannot apply (shape
 //   conditions fail, sub-byte element types) are removed with the warning
 //   "layout annotation on shared buffer 'X' is not applied yet".
-// Guarantees: no `annotate_layout` of a shared buffer remains; every
+//   A user layout of a global buffer (a parameter or workspace, annotated
+//   inside one kernel) must take the buffer's whole static shape to as
+//   many places as it has elements, injectively (checked where the
+//   enumeration limit allows): a permutation of the tensor. Every access
+//   of the buffer inside that kernel (elements, vcopy/cp_async runs it
+//   keeps contiguous) gets the indices of the element's place: the
+//   layout's flat output split over the buffer's dims. The buffer's type
+//   is unchanged; accesses in other kernels are not touched.
+// Guarantees: no `annotate_layout` of a shared or global buffer remains; every
 //   element keeps its own address (the layouts are injective), so the
 //   program's meaning is unchanged and barriers placed before stay valid.
 //

@@ -161,25 +161,34 @@ class KernelGemmLayout {
 public:
   KernelGemmLayout(Operation &Kernel, const Target &Tgt,
                    DiagnosticEngine &Diags)
-      : Kernel(Kernel), Tgt(Tgt), Diags(Diags),
-        Threads(kernelThreadCount(Kernel)) {}
+      : Kernel(Kernel), Tgt(Tgt), Diags(Diags) {}
 
+  /// The gemms of each thread range (the kernel's, a role block's) share
+  /// grids and warp rows among themselves.
   bool run() {
-    std::vector<Operation *> Ops;
+    std::vector<std::pair<ThreadRange, std::vector<Operation *>>> Groups;
     Kernel.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Gemm))
-        Ops.push_back(&Op);
+      if (!Op.is(OpKind::Gemm))
+        return;
+      ThreadRange R = threadRangeOf(Op);
+      auto It =
+          llvm::find_if(Groups, [&](const auto &G) { return G.first == R; });
+      if (It == Groups.end())
+        It = Groups.insert(Groups.end(), {R, {}});
+      It->second.push_back(&Op);
     });
-    for (Operation *Op : Ops)
-      if (!collect(*Op))
-        return false;
-    if (Gemms.empty())
-      return true;
-    chooseGrids();
-    unifyWarpRows();
-    for (GemmInfo &G : Gemms)
-      if (!require(G))
-        return false;
+    for (auto &[Range, Ops] : Groups) {
+      Threads = Range.Count;
+      Gemms.clear();
+      for (Operation *Op : Ops)
+        if (!collect(*Op))
+          return false;
+      chooseGrids();
+      unifyWarpRows();
+      for (GemmInfo &G : Gemms)
+        if (!require(G))
+          return false;
+    }
     annotate();
     return true;
   }
@@ -188,7 +197,8 @@ private:
   Operation &Kernel;
   const Target &Tgt;
   DiagnosticEngine &Diags;
-  int64_t Threads;
+  /// The thread count of the range whose gemms are being planned.
+  int64_t Threads = 0;
   std::vector<GemmInfo> Gemms;
   /// Shared operands and the swizzle their tensor-core gemm wants.
   std::vector<std::pair<Value *, std::string>> SharedLayouts;

@@ -75,6 +75,38 @@ Value *tilec::emitLinearThreadId(Builder &B, const Operation &Kernel) {
   return Linear;
 }
 
+Operation *tilec::enclosingRole(const Operation &Op) {
+  for (Operation *P = Op.getParentOp(); P; P = P->getParentOp())
+    if (P->is(OpKind::If) && P->hasAttr("thread_range"))
+      return P;
+  return nullptr;
+}
+
+ThreadRange tilec::threadRangeOf(const Operation &Op) {
+  if (const Operation *Role = enclosingRole(Op)) {
+    std::vector<int64_t> R = *Role->getIntArrayAttr("thread_range");
+    assert(R.size() == 2 && "the verifier checks thread_range");
+    return {R[0], R[1]};
+  }
+  const Operation *Kernel =
+      Op.is(OpKind::Kernel) ? &Op : Op.getParentOfKind(OpKind::Kernel);
+  assert(Kernel && "thread range of an op outside a kernel");
+  return {0, kernelThreadCount(*Kernel)};
+}
+
+Value *tilec::emitRangeThreadId(Builder &B, const Operation &At) {
+  const Operation *Kernel =
+      At.is(OpKind::Kernel) ? &At : At.getParentOfKind(OpKind::Kernel);
+  assert(Kernel && "thread index outside a kernel");
+  Value *Tx = emitLinearThreadId(B, *Kernel);
+  ThreadRange R = threadRangeOf(At);
+  if (R.Offset == 0)
+    return Tx;
+  Value *Local = B.createBinary(OpKind::Sub, Tx, B.createConstInt(R.Offset));
+  Local->setNameHint("tx");
+  return Local;
+}
+
 void tilec::remapThroughLayout(Operation &User, unsigned Group,
                                const layout::Layout &L) {
   unsigned OperandIdx = User.getGroupStart(Group);

@@ -73,6 +73,28 @@ ir::Value *emitLinearThreadId(ir::Builder &B, const ir::Operation &Kernel);
 /// Product of the kernel's `threads` attribute.
 int64_t kernelThreadCount(const ir::Operation &Kernel);
 
+/// The threads that tile operators at an op are split over: those of the
+/// innermost enclosing role block (`with T.ws(g)`: an `if` with
+/// `thread_range = [offset, count]` over the linear thread index), else
+/// all threads of the kernel (offset 0).
+struct ThreadRange {
+  int64_t Offset = 0;
+  int64_t Count = 1;
+  bool operator==(const ThreadRange &O) const {
+    return Offset == O.Offset && Count == O.Count;
+  }
+  bool operator!=(const ThreadRange &O) const { return !(*this == O); }
+};
+ThreadRange threadRangeOf(const ir::Operation &Op);
+
+/// The role block (`if` with `thread_range`) innermost around \p Op, or
+/// null.
+ir::Operation *enclosingRole(const ir::Operation &Op);
+
+/// The linear thread index within threadRangeOf(\p At) (the linear index
+/// less the range's offset) at B's insertion point.
+ir::Value *emitRangeThreadId(ir::Builder &B, const ir::Operation &At);
+
 } // namespace tilec
 
 #endif

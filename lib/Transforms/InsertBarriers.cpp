@@ -13,6 +13,7 @@
 #include <array>
 #include <climits>
 #include <map>
+#include <set>
 
 using namespace tilec;
 using namespace tilec::ir;
@@ -598,11 +599,18 @@ class BarrierPlacer {
 public:
   BarrierPlacer(Operation &Kernel, DiagnosticEngine &Diags)
       : Div(Kernel), Owners(threadsOf(Kernel)), MBarriers(Kernel, Div),
-        Diags(Diags) {}
+        Diags(Diags) {
+    Kernel.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Barrier))
+        if (auto Id = Op.getIntAttr("id"))
+          UsedIds.insert(*Id);
+    });
+  }
 
-  void run(Block &Body) {
+  bool run(Block &Body) {
     AccessSet Pending;
     visitBlock(Body, Pending);
+    return !Failed;
   }
 
 private:
@@ -657,12 +665,42 @@ private:
     return nullptr;
   }
 
+  /// A barrier of the threads that run \p Op: the block's, or inside a
+  /// role block a named barrier of the role's threads.
   Operation *barrierBefore(Operation &Op, AccessSet &Pending) {
     Builder B;
     B.setInsertionPoint(&Op);
     B.setLoc(Op.getLoc());
     Pending.clear();
-    return B.create(OpKind::Barrier, {}, {}, {});
+    if (!CurRole)
+      return B.create(OpKind::Barrier, {}, {}, {});
+    std::vector<int64_t> Range = *CurRole->getIntArrayAttr("thread_range");
+    return B.create(OpKind::Barrier, {}, {}, {},
+                    {{"id", Attribute::integer(roleBarrierId(*CurRole))},
+                     {"count", Attribute::integer(Range[1])}});
+  }
+
+  /// One named barrier id per thread range, none the program uses itself
+  /// (id 0 is __syncthreads).
+  int64_t roleBarrierId(const Operation &Role) {
+    std::vector<int64_t> Range = *Role.getIntArrayAttr("thread_range");
+    auto [It, New] = RoleIds.insert({{Range[0], Range[1]}, 0});
+    if (!New)
+      return It->second;
+    int64_t Id = 1;
+    while (Id <= MaxBarrierId && UsedIds.count(Id))
+      ++Id;
+    if (Id > MaxBarrierId) {
+      Diags.report(Role.getLoc(), diag::err_lowering_unsupported)
+          << "this T.ws role block"
+          << "its tile operators need a named barrier, and the kernel uses "
+             "all 15";
+      Failed = true;
+      Id = MaxBarrierId;
+    }
+    UsedIds.insert(Id);
+    It->second = Id;
+    return Id;
   }
 
   /// A barrier right before \p Loop is redundant when the loop runs at
@@ -719,10 +757,29 @@ private:
           if (Hoisted && coveredByFirstIteration(*Op))
             Hoisted->erase();
         }
+      } else if (Op->is(OpKind::If) && Op->hasAttr("thread_range")) {
+        visitRole(*Op, Pending);
       } else {
         visitOpaque(*Op, Pending);
       }
     }
+  }
+
+  /// A role block (`with T.ws(g)`): to the other threads one access of all
+  /// it touches, as divergent code; inside, the role's threads run
+  /// together, so conflicts among them get named barriers of the role.
+  void visitRole(Operation &Role, AccessSet &Pending) {
+    AccessSet Inner = nestedAccesses(Role);
+    // What conflicts with the accesses before the block is settled by a
+    // block barrier before it; what remains pending orders itself.
+    if (findConflict(Pending, Inner))
+      barrierBefore(Role, Pending);
+    Operation *Outer = CurRole;
+    CurRole = &Role;
+    AccessSet RolePending;
+    visitBlock(Role.getBody(0), RolePending);
+    CurRole = Outer;
+    addNested(Pending, Inner);
   }
 
   bool isUniformIf(Operation &Op) const {
@@ -834,6 +891,12 @@ private:
   DiagnosticEngine &Diags;
   /// cp_async writes issued and not yet waited for.
   AccessSet InFlight;
+  /// The role block being visited, whose barriers are named ones.
+  Operation *CurRole = nullptr;
+  static constexpr int64_t MaxBarrierId = 15;
+  std::set<int64_t> UsedIds;
+  std::map<std::pair<int64_t, int64_t>, int64_t> RoleIds;
+  bool Failed = false;
 
   /// Adds the accesses of code summarized as a whole; its cp_async writes
   /// stay in flight until the next wait.
@@ -864,10 +927,11 @@ public:
       if (Op.is(OpKind::Kernel))
         Kernels.push_back(&Op);
     });
+    bool OK = true;
     for (Operation *Kernel : Kernels)
       if (usesSharedMemory(*Kernel))
-        BarrierPlacer(*Kernel, Ctx.Diags).run(Kernel->getBody());
-    return true;
+        OK &= BarrierPlacer(*Kernel, Ctx.Diags).run(Kernel->getBody());
+    return OK;
   }
 };
 

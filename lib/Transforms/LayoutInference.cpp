@@ -56,21 +56,31 @@ static std::optional<Fragment> rowBroadcast(const Fragment &Loop,
 }
 
 /// The widest vector (<= 16 elements) the user layouts (`Layout(...)`
-/// annotations) of the shared buffers \p Loop accesses keep contiguous, so
-/// that apply-shared-layouts can remap every vector copy as a whole.
+/// annotations) of the shared buffers \p Loop accesses, and of the global
+/// buffers its kernel lays out, keep contiguous, so that
+/// apply-shared-layouts can remap every vector copy as a whole.
 static int64_t sharedLayoutRunCap(Operation &Loop) {
   int64_t Cap = 16;
+  Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
   for (const BufferAccess &A : collectAccesses(Loop)) {
     const Type &T = A.Buffer->getType();
     auto Shape = T.getStaticShape();
-    if (!T.isBuffer() || T.getScope() != Scope::Shared || !Shape)
+    if (!T.isBuffer() ||
+        (T.getScope() != Scope::Shared && T.getScope() != Scope::Global) ||
+        !Shape)
       continue;
     for (const Use &U : A.Buffer->getUses()) {
-      if (!U.User->is(OpKind::AnnotateLayout))
+      if (!U.User->is(OpKind::AnnotateLayout) ||
+          U.User->getParentOfKind(OpKind::Kernel) != Kernel)
         continue;
       std::string Why;
-      if (auto L = userSharedLayout(
-              U.User->getStringAttr("layout").value_or(""), *Shape, Why))
+      llvm::StringRef Text = U.User->getStringAttr("layout").value_or("");
+      // A global layout is checked whole when applied; widestKeptRun gives
+      // 1 where the tensor is too large to enumerate.
+      auto L = T.getScope() == Scope::Global
+                   ? layout::parseLayout(Text, Why)
+                   : userSharedLayout(Text, *Shape, Why);
+      if (L)
         Cap = std::min(Cap, widestKeptRun(*L, Cap));
     }
   }
@@ -127,6 +137,8 @@ namespace {
 struct FragState {
   std::optional<Fragment> Layout;
   Operation *Source = nullptr; ///< the op whose rule gave the layout
+  /// The threads its layout is spread over: those of its uses.
+  int64_t Threads = 0;
 };
 
 /// A fragment access in a loop: its kind, the loop variable of each dim
@@ -145,6 +157,8 @@ struct FragAccess {
 
 struct LoopState {
   Operation *Op;
+  /// The threads the loop is split over (threadRangeOf).
+  int64_t Threads;
   std::optional<Fragment> Layout;
   int64_t Vector = 1;
   std::vector<FragAccess> Frags;
@@ -270,8 +284,7 @@ class KernelInference {
 public:
   KernelInference(Operation &Kernel, DiagnosticEngine &Diags,
                   std::set<std::string> &Assumes)
-      : Kernel(Kernel), Diags(Diags), Assumes(Assumes),
-        Threads(kernelThreadCount(Kernel)) {}
+      : Kernel(Kernel), Diags(Diags), Assumes(Assumes) {}
 
   bool run() {
     if (!collect() || !inferStrict())
@@ -292,7 +305,6 @@ private:
   Operation &Kernel;
   DiagnosticEngine &Diags;
   std::set<std::string> &Assumes;
-  int64_t Threads;
   bool Failed = false;
   /// Registers per thread a fully replicated fallback layout may take.
   static constexpr int64_t MaxReplicatedElements = 256;
@@ -320,6 +332,7 @@ private:
           Op.getResult()->getType().getScope() == Scope::Fragment) {
         FragOrder.push_back(Op.getResult());
         Frags[Op.getResult()] = {};
+        Failed |= !collectThreads(Op.getResult());
       } else if (Op.is(OpKind::Reduce) || Op.is(OpKind::Cumsum)) {
         Commons.push_back(&Op);
       } else if (Op.is(OpKind::AnnotateLayout)) {
@@ -333,13 +346,47 @@ private:
     return !Failed;
   }
 
+  /// A fragment's layout spreads it over the threads that use it: all its
+  /// uses must be in one thread range (the kernel's, or one role block's).
+  bool collectThreads(Value *Buf) {
+    const Operation *First = nullptr;
+    ThreadRange Range = threadRangeOf(Kernel);
+    for (const Use &U : Buf->getUses()) {
+      if (U.User->is(OpKind::AnnotateLayout))
+        continue;
+      ThreadRange R = threadRangeOf(*U.User);
+      if (First && R != Range) {
+        Diags.report(U.User->getLoc(), diag::err_lowering_unsupported)
+            << "fragment '" + name(Buf) + "'"
+            << "it is used by threads " + describe(R) +
+                   " here and by threads " + describe(Range) +
+                   " elsewhere; a fragment lives on the threads of one "
+                   "role (copy it through shared memory)";
+        Diags.report(First->getLoc(), diag::note_layout_use)
+            << name(Buf) << "is used by threads " + describe(Range);
+        return false;
+      }
+      if (!First) {
+        First = U.User;
+        Range = R;
+      }
+    }
+    Frags[Buf].Threads = Range.Count;
+    return true;
+  }
+
+  static std::string describe(ThreadRange R) {
+    return "[" + std::to_string(R.Offset) + ", " +
+           std::to_string(R.Offset + R.Count) + ")";
+  }
+
   void collectLoop(Operation &Loop) {
     if (Loop.getParentOfKind(OpKind::Parallel)) {
       unsupported(Loop, "a nested T.Parallel loop",
                   "merge it into the enclosing one");
       return;
     }
-    LoopState S{&Loop, std::nullopt, 1, {}};
+    LoopState S{&Loop, threadRangeOf(Loop).Count, std::nullopt, 1, {}};
     for (const BufferAccess &A : collectAccesses(Loop)) {
       if (!isFragment(A.Buffer))
         continue;
@@ -381,7 +428,7 @@ private:
       if (F && F->getInputShape() != llvm::ArrayRef<int64_t>(staticShape(Buf)))
         Error = "its shape does not match the buffer";
       else if (F)
-        Error = checkThreads(*F);
+        Error = checkThreads(*F, Frags[Buf].Threads);
       if (!F || !Error.empty()) {
         Diags.report(Op->getLoc(), diag::err_bad_layout_annotation)
             << "cannot use '" + Text.str() + "' as the layout of fragment '" +
@@ -395,10 +442,13 @@ private:
   }
 
   /// Why a pinned fragment cannot be used in this kernel, or "".
-  std::string checkThreads(const Fragment &F) const {
+  std::string checkThreads(const Fragment &F, int64_t Threads) const {
     if (F.getThreadExtent() != Threads)
       return "it is spread over " + std::to_string(F.getThreadExtent()) +
-             " threads, but the kernel has " + std::to_string(Threads);
+             " threads, but " +
+             (Threads == kernelThreadCount(Kernel) ? "the kernel has "
+                                                   : "its role block has ") +
+             std::to_string(Threads);
     if (!F.asThreadLayout().isInjective().value_or(true))
       return "two elements would share a thread and register";
     return "";
@@ -426,8 +476,8 @@ private:
       for (unsigned K = 0; K != S.Layout->getInputDim(); ++K)
         if (K != Dim)
           Kept.push_back(K);
-      auto F =
-          deriveProjectedFragment(*S.Layout, Kept, staticShape(Dst), Threads);
+      auto F = deriveProjectedFragment(*S.Layout, Kept, staticShape(Dst),
+                                       threadRangeOf(*Op).Count);
       if (!F)
         return unsupported(*Op, "this reduction",
                            "no layout for its destination");
@@ -499,7 +549,7 @@ private:
       return L.Layout->reshape(Shape);
     case AccessKind::Broadcast:
       return deriveProjectedFragment(*L.Layout, keptVars(FA.Pos), Shape,
-                                     Threads);
+                                     L.Threads);
     case AccessKind::Other:
       return deriveAccessFragment(extendOnRegisters(*L.Layout, FA.Extra),
                                   FA.Index, Shape);
@@ -552,8 +602,8 @@ private:
           return unsupported(*FA.A.User, "fragment '" + name(FA.A.Buffer) + "'",
                              "no layout gives every thread the elements this "
                              "access reads");
-        return assign(FA.A.Buffer, makeFullyReplicatedFragment(Shape, Threads),
-                      FA.A.User);
+        return assign(FA.A.Buffer,
+                      makeFullyReplicatedFragment(Shape, F.Threads), FA.A.User);
       }
     return false;
   }
@@ -600,7 +650,7 @@ private:
         L.Op->getIntArrayAttr("extents").value_or(std::vector<int64_t>{});
     std::set<std::string> Unused;
     int64_t V = chooseVectorWidth(*L.Op, Unused);
-    setLoopLayout(L, layout::makeDefaultFragment(Shape, Threads, V), V);
+    setLoopLayout(L, layout::makeDefaultFragment(Shape, L.Threads, V), V);
     return true;
   }
 
@@ -643,7 +693,7 @@ private:
       FragState &S = Frags[Buf];
       std::vector<int64_t> Shape = staticShape(Buf);
       if (!S.Layout)
-        S.Layout = layout::makeDefaultFragment(Shape, Threads, 1);
+        S.Layout = layout::makeDefaultFragment(Shape, S.Threads, 1);
       Buf->getDefiningOp()->setAttr("layout",
                                     Attribute::string(S.Layout->toString()));
     }

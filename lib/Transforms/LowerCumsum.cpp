@@ -30,6 +30,9 @@ public:
       return fail("the destination dtype " + tileLangName(DT).str() +
                   " cannot accumulate");
     this->Shape = *Shape;
+    // Its scan synchronizes the whole block (__syncthreads).
+    if (enclosingRole(Op))
+      return fail("it is inside a T.ws role block");
     B.setInsertionPoint(&Op);
     B.setLoc(Op.getLoc());
     std::string SrcLayout, DstLayout;

@@ -46,8 +46,8 @@ public:
           B.createAlloc(Type::buffer(Scope::Local, {Dim(G.colsPerThread())},
                                      Bm->getType().getDType()),
                         "gemm_b_in");
-    Value *Tx = emitLinearThreadId(B, *Kernel);
-    int64_t Threads = kernelThreadCount(*Kernel);
+    Value *Tx = emitRangeThreadId(B, Gemm);
+    int64_t Threads = threadRangeOf(Gemm).Count;
     if (G.threads() < Threads) {
       Operation *If = B.createIf(
           B.createCmp(CmpPred::Lt, Tx, B.createConstInt(G.threads())));

@@ -44,7 +44,7 @@ public:
       return false;
     B.setInsertionPoint(&Gemm);
     B.setLoc(Gemm.getLoc());
-    bindWarp(*Kernel);
+    bindWarp();
     if (Gemm.getBoolAttr("clear_accum").value_or(false))
       emitClear();
     if (isShared(A))
@@ -155,9 +155,9 @@ private:
   //===--- Index arithmetic
   //------------------------------------------------===//
 
-  void bindWarp(Operation &Kernel) {
+  void bindWarp() {
     IndexAtoms Atoms;
-    IndexExpr T = Atoms.toExpr(emitLinearThreadId(B, Kernel));
+    IndexExpr T = Atoms.toExpr(emitRangeThreadId(B, Gemm));
     IndexExpr Warp = floorDiv(T, 32);
     auto Bind = [&](llvm::StringRef Name, IndexExpr E, int64_t Extent) {
       Idx.bind(Name,

@@ -176,10 +176,10 @@ public:
     if (!Kernel || !L)
       return fail("the loop has no valid 'loop_layout' (" + Error +
                   "); run layout-inference first");
-    int64_t Threads = kernelThreadCount(*Kernel);
+    int64_t Threads = threadRangeOf(Loop).Count;
     if (L->getThreadExtent() > Threads || L->getThreadExtent() < 1)
       return fail("its layout uses " + std::to_string(L->getThreadExtent()) +
-                  " threads, but the kernel has " + std::to_string(Threads));
+                  " threads, but only " + std::to_string(Threads) + " run it");
     auto Map = iterationMap(*L);
     if (!Map)
       return fail("no thread mapping found for the layout " + Text.str());
@@ -188,7 +188,7 @@ public:
       V = 1;
     B.setInsertionPoint(&Loop);
     B.setLoc(Loop.getLoc());
-    Value *Tx = emitLinearThreadId(B, *Kernel);
+    Value *Tx = emitRangeThreadId(B, Loop);
     Extents["tx"] = L->getThreadExtent();
     if (L->getThreadExtent() < Threads)
       enterIf(

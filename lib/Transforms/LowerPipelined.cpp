@@ -170,8 +170,13 @@ private:
     if (!S || *S <= 0 || !Loop.getParentOfKind(OpKind::Kernel))
       return false;
     Step = *S;
-    bool Exits = false;
+    bool Exits = false, UserSync = false;
     Loop.walk([&](Operation &Op) {
+      // The user synchronizes this loop's roles with mbarriers: issuing
+      // copies early would bypass them.
+      UserSync |= Op.is(OpKind::MBarrierWait) ||
+                  Op.is(OpKind::MBarrierArrive) ||
+                  (Op.is(OpKind::If) && Op.hasAttr("thread_range"));
       if (!Op.is(OpKind::Break) && !Op.is(OpKind::Continue))
         return;
       Operation *P = Op.getParentOp();
@@ -179,7 +184,7 @@ private:
         P = P->getParentOp();
       Exits |= P == &Loop;
     });
-    if (Exits)
+    if (Exits || UserSync)
       return false;
     // The schedule puts barriers in the loop: every thread must reach them.
     Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);

@@ -228,6 +228,9 @@ public:
                   " cannot accumulate");
     if (Src == Dst)
       return fail("the source and the destination are the same buffer");
+    // Its exchanges synchronize the whole block (__syncthreads).
+    if (enclosingRole(Op))
+      return fail("it is inside a T.ws role block");
     B.setInsertionPoint(&Op);
     B.setLoc(Op.getLoc());
     bool SrcFrag = isFragment(Src), DstFrag = isFragment(Dst);

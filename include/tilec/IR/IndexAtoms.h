@@ -11,7 +11,11 @@
 // other value becomes an atom variable ("v0", "v1", ... unless bound to a
 // name first with bind). Atoms get extents where the IR says the range:
 // `thread_id {dim = d}` -> [0, threads[d]); the variable of a
-// `for %c0, %cN, %c1` -> [0, N); a `parallel` variable -> [0, extent).
+// `for %c0, %cN, %c1` -> [0, N); a `parallel` variable -> [0, extent);
+// `sub %tid, %cO` of a one-dimensional block's thread id, inside a role
+// block (`if {thread_range = [O, N]}`) -> [0, N), the thread's index in
+// the role (kept whole: its parts alone have no such range); with O = 0
+// the thread id itself.
 // Other atoms are unbounded.
 // Guarantees: toExpr never fails (unknown values are atoms), so a value
 // read and re-emitted (Transforms' emitIndexExpr) computes the same number.
@@ -42,6 +46,9 @@ public:
 
   const layout::VarExtents &getExtents() const { return Extents; }
   const AtomValues &getValues() const { return Values; }
+
+  /// N when \p V is a thread's index in its role [O, O + N) (above).
+  static std::optional<int64_t> roleThreadRange(const Value *V);
 
 private:
   std::optional<int64_t> rangeOf(Value *V) const;
