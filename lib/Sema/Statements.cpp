@@ -12,6 +12,7 @@
 #include "Builtins.h"
 #include "HostModel.h"
 #include "Interp.h"
+#include "tilec/IR/ConstantMatch.h"
 #include "tilec/IR/Value.h"
 
 using namespace tilec;
@@ -375,6 +376,116 @@ static Flow execRole(Interp &I, const WithStmt *S, const RoleObj &R) {
   return F;
 }
 
+/// Whether V is computed from the thread index (a bounded search).
+static bool dependsOnThread(const ir::Value *V, unsigned &Budget) {
+  const ir::Operation *Op = V->getDefiningOp();
+  if (!Op || Budget == 0)
+    return false;
+  --Budget;
+  if (Op->is(ir::OpKind::ThreadId))
+    return true;
+  return llvm::any_of(Op->getOperands(), [&](const ir::Value *O) {
+    return dependsOnThread(O, Budget);
+  });
+}
+
+/// A condition `tx < K` (`<=`, `>`, `>=`, either operand order) on the
+/// thread index of a one-dimensional block: the threads that take the
+/// branch and those that do not, as [Lo, Hi) ranges, when both are whole
+/// warps and neither is empty.
+struct ThreadSplit {
+  ir::Value *Tid;
+  int64_t Cut, Threads;
+  bool LowTaken; ///< The branch runs on [0, Cut).
+};
+
+static std::optional<ThreadSplit> threadSplit(Interp &I, ir::Value *Cond) {
+  ir::Operation *Cmp = Cond->getDefiningOp();
+  if (!Cmp || !Cmp->is(ir::OpKind::Cmp))
+    return std::nullopt;
+  auto Pred = ir::parseCmpPred(Cmp->getStringAttr("pred").value_or(""));
+  ir::Value *A = Cmp->getOperand(0), *B = Cmp->getOperand(1);
+  bool Swapped = !ir::matchConstantInt(B);
+  if (Swapped)
+    std::swap(A, B);
+  auto K = ir::matchConstantInt(B);
+  ir::Operation *T = A->getDefiningOp();
+  std::vector<int64_t> Dims =
+      I.CurFunc->Kernel->getIntArrayAttr("threads").value_or(
+          std::vector<int64_t>{1});
+  if (!Pred || !K || !T || !T->is(ir::OpKind::ThreadId) ||
+      T->getIntAttr("dim").value_or(-1) != 0 ||
+      llvm::any_of(llvm::drop_begin(Dims), [](int64_t D) { return D != 1; }))
+    return std::nullopt;
+  // Normalize to `tx < Cut` (LowTaken) or `tx >= Cut`.
+  ir::CmpPred P = *Pred;
+  if (Swapped)
+    P = P == ir::CmpPred::Lt   ? ir::CmpPred::Gt
+        : P == ir::CmpPred::Le ? ir::CmpPred::Ge
+        : P == ir::CmpPred::Gt ? ir::CmpPred::Lt
+        : P == ir::CmpPred::Ge ? ir::CmpPred::Le
+                               : P;
+  std::optional<ThreadSplit> Out;
+  if (P == ir::CmpPred::Lt || P == ir::CmpPred::Le)
+    Out = ThreadSplit{A, *K + (P == ir::CmpPred::Le), Dims[0], true};
+  else if (P == ir::CmpPred::Gt || P == ir::CmpPred::Ge)
+    Out = ThreadSplit{A, *K + (P == ir::CmpPred::Gt), Dims[0], false};
+  if (!Out || Out->Cut <= 0 || Out->Cut >= Out->Threads || Out->Cut % 32)
+    return std::nullopt;
+  return Out;
+}
+
+/// One side of a thread split: an `if` whose body runs on [Lo, Lo + N)
+/// only, so that tile operators in it split their work over those threads
+/// as in a T.ws role block.
+static Flow execThreadRange(Interp &I, ir::Value *Cond, int64_t Lo, int64_t N,
+                            const StmtList &Body) {
+  ir::Operation *If = I.B.createIf(Cond);
+  If->setAttr("thread_range", ir::Attribute::intArray({Lo, N}));
+  I.RoleThreadCounts.push_back(N);
+  ++I.RoleDepth;
+  Flow F = execRegion(I, If->getBody(0), Body);
+  --I.RoleDepth;
+  I.RoleThreadCounts.pop_back();
+  return F;
+}
+
+/// `if tx < 128: ... else: ...` becomes one ranged `if` per branch.
+static Flow execThreadSplit(Interp &I, const IfStmt *S, ir::Value *Cond,
+                            const ThreadSplit &Sp) {
+  int64_t Lo = Sp.LowTaken ? 0 : Sp.Cut;
+  int64_t N = Sp.LowTaken ? Sp.Cut : Sp.Threads - Sp.Cut;
+  Flow F = execThreadRange(I, Cond, Lo, N, S->Then);
+  if (F == Flow::Abort || S->Else.empty())
+    return F;
+  ir::Value *Other =
+      I.B.createCmp(Sp.LowTaken ? ir::CmpPred::Ge : ir::CmpPred::Lt, Sp.Tid,
+                    I.B.createConstInt(Sp.Cut));
+  return execThreadRange(I, Other, Sp.LowTaken ? Sp.Cut : 0, Sp.Threads - N,
+                         S->Else);
+}
+
+static Flow execRuntimeIf(Interp &I, const IfStmt *S, ir::Value *Cond) {
+  if (I.inKernel())
+    if (auto Sp = threadSplit(I, Cond))
+      return execThreadSplit(I, S, Cond, *Sp);
+  // Tile operators under another condition on the thread index would split
+  // their work over threads that do not run them.
+  unsigned Budget = 64;
+  bool Divergent = I.inKernel() && dependsOnThread(Cond, Budget);
+  if (Divergent)
+    I.RolesWithoutRange.push_back(
+        "this branch's condition on the thread index is not 'tx < K' or "
+        "'tx >= K' for a multiple K of 32 in a one-dimensional block");
+  ir::Operation *Op = I.B.createIf(Cond, !S->Else.empty());
+  Flow F = execRegion(I, Op->getBody(0), S->Then);
+  if (F != Flow::Abort && !S->Else.empty())
+    F = execRegion(I, Op->getBody(1), S->Else);
+  if (Divergent)
+    I.RolesWithoutRange.pop_back();
+  return F == Flow::Abort ? Flow::Abort : Flow::Normal;
+}
+
 static Flow execIf(Interp &I, const IfStmt *S) {
   Value C = I.eval(S->Cond.get());
   if (C.isPoison())
@@ -383,12 +494,7 @@ static Flow execIf(Interp &I, const IfStmt *S) {
     ir::Value *Cond = I.toRuntime(C, S->Cond->getRange());
     if (!Cond)
       return Flow::Normal;
-    ir::Operation *Op = I.B.createIf(I.toCondition(Cond), !S->Else.empty());
-    if (execRegion(I, Op->getBody(0), S->Then) == Flow::Abort)
-      return Flow::Abort;
-    if (!S->Else.empty())
-      return execRegion(I, Op->getBody(1), S->Else);
-    return Flow::Normal;
+    return execRuntimeIf(I, S, I.toCondition(Cond));
   }
   auto Taken = I.truthy(C, S->Cond->getRange());
   if (!Taken && C.getAs<OpaqueObj>())
