@@ -234,7 +234,10 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
     error(CallRange, diag::err_tile_op_outside_kernel) << S.Name;
     return Value::poison();
   }
-  if ((S.Flags & NotInRole) && RoleDepth) {
+  bool OneWarp = RolesWithoutRange.empty() && !RoleThreadCounts.empty() &&
+                 RoleThreadCounts.back() <= 32;
+  if ((S.Flags & NotInRole) && RoleDepth &&
+      !((S.Flags & OneWarpRole) && OneWarp)) {
     error(CallRange, diag::err_tile_op_in_role_block)
         << S.Name << "its lowering synchronizes all threads of the block";
     return Value::poison();

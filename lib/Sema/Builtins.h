@@ -24,11 +24,14 @@ enum class BuiltinNS { Py, Method, Math, TL, Layout, T, Itertools, Tir };
 /// so it cannot run inside a T.ws role block. InRoleRange: a tile operator
 /// that splits its work over the threads running it, which inside a role
 /// block must be one contiguous range (the role's thread_range).
+/// OneWarpRole: a NotInRole operator that may run in a role of one warp,
+/// where its exchanges are shuffles among the warp's lanes.
 enum BuiltinFlags : unsigned {
   NeedsKernel = 1,
   NeedsIR = 2,
   NotInRole = 4,
-  InRoleRange = 8
+  InRoleRange = 8,
+  OneWarpRole = 16
 };
 
 /// A buffer allocated in the current func or kernel (KernelGen.cpp).

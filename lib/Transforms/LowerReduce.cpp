@@ -228,9 +228,15 @@ public:
                   " cannot accumulate");
     if (Src == Dst)
       return fail("the source and the destination are the same buffer");
-    // Its exchanges synchronize the whole block (__syncthreads).
-    if (enclosingRole(Op))
-      return fail("it is inside a T.ws role block");
+    // Its exchanges synchronize the whole block (__syncthreads); in a role
+    // of one warp, shuffles among the warp's lanes are all it may use.
+    InRole = enclosingRole(Op) != nullptr;
+    if (InRole &&
+        (threadRangeOf(Op).Count > 32 || threadRangeOf(Op).Offset % 32))
+      return fail("it is inside a T.ws role block of more than one warp");
+    if (InRole && !(isFragment(Src) && isFragment(Dst)))
+      return fail("inside a role only a fragment-to-fragment reduction is "
+                  "supported");
     B.setInsertionPoint(&Op);
     B.setLoc(Op.getLoc());
     bool SrcFrag = isFragment(Src), DstFrag = isFragment(Dst);
@@ -252,6 +258,8 @@ private:
   unsigned Axis;
   bool Clear;
   Value *Src, *Dst;
+  /// Inside a role of one warp (see run()).
+  bool InRole = false;
   DType DT;
   Builder B;
 
@@ -293,9 +301,14 @@ private:
     if (!S || !D)
       return fail(Why);
     if (auto Plan = planFragmentReduce(*S, *D, Axis, Why)) {
+      if (InRole && !Plan->WarpOffsets.empty())
+        return fail("inside a role its rows would span more than one warp");
       reduceInto(*S, *D, *Plan, Dst, Clear);
       return true;
     }
+    if (InRole)
+      return fail("inside a role the destination's layout must be the one "
+                  "derived from the source");
     // dst got its layout elsewhere (e.g. from a loop seen first): reduce
     // into the layout derived from src, then redistribute.
     std::vector<unsigned> Kept;
