@@ -87,15 +87,20 @@ std::string WgmmaSharedLayout::annotation(llvm::StringRef Name) const {
          ", swizzle=" + std::to_string(SwizzleBytes) + ")";
 }
 
+bool tilec::layout::wgmmaSwizzleFits(int64_t Rows, int64_t Cols,
+                                     int64_t InstrCols, int64_t ElemBits,
+                                     int64_t SwizzleBytes) {
+  return InstrCols > 0 && Cols % InstrCols == 0 &&
+         fitsWgmmaLayout(Rows, Cols, ElemBits, SwizzleBytes) &&
+         fitsWgmmaLayout(Rows, InstrCols, ElemBits, SwizzleBytes);
+}
+
 std::optional<int64_t> tilec::layout::chooseWgmmaSwizzle(int64_t Rows,
                                                          int64_t Cols,
                                                          int64_t InstrCols,
                                                          int64_t ElemBits) {
-  if (InstrCols <= 0 || Cols % InstrCols != 0)
-    return std::nullopt;
   for (int64_t S : {128, 64, 32, 0})
-    if (fitsWgmmaLayout(Rows, Cols, ElemBits, S) &&
-        fitsWgmmaLayout(Rows, InstrCols, ElemBits, S))
+    if (wgmmaSwizzleFits(Rows, Cols, InstrCols, ElemBits, S))
       return S;
   return std::nullopt;
 }

@@ -85,6 +85,9 @@ struct WgmmaSharedLayout {
 /// InstrCols = Cols; MN-major: the instruction's M or N). nullopt when the
 /// tile cannot be laid out for wgmma at all (Rows not a multiple of 8,
 /// runs not whole 16-byte chunks).
+/// Whether the layout with \p SwizzleBytes serves such a tile.
+bool wgmmaSwizzleFits(int64_t Rows, int64_t Cols, int64_t InstrCols,
+                      int64_t ElemBits, int64_t SwizzleBytes);
 std::optional<int64_t> chooseWgmmaSwizzle(int64_t Rows, int64_t Cols,
                                           int64_t InstrCols, int64_t ElemBits);
 
