@@ -15,6 +15,7 @@
 #include "GemmLayout.h"
 #include "Hopper/InsertProxyFences.h"
 #include "Hopper/LowerWgmma.h"
+#include "Hopper/OverlapWgmma.h"
 #include "Hopper/WgmmaLayout.h"
 #include "InferCopyExtents.h"
 #include "InsertBarriers.h"
@@ -57,13 +58,14 @@ void tilec::registerAllPasses() {
   registerPass("report-bank-conflicts", createReportBankConflictsPass);
   registerPass("wgmma-layout", createWgmmaLayoutPass);
   registerPass("lower-wgmma", createLowerWgmmaPass);
+  registerPass("overlap-wgmma", createOverlapWgmmaPass);
   registerPass("insert-proxy-fences", createInsertProxyFencesPass);
 }
 
 void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
                                  PipelineEnd End) {
   // sm_80 and sm_90 part ways here: with wgmma (sm_90, compiled for
-  // sm_90a; --no-wgmma turns it off) three Hopper passes join the
+  // sm_90a; --no-wgmma turns it off) four Hopper passes join the
   // pipeline, marked "Hopper:" below. Everything else is shared.
   const bool Hopper = Tgt.Wgmma;
   // Front-end cleanup: constants Sema could not see through fold in the IR,
@@ -111,6 +113,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // T.Pipelined: global->shared copies are issued num_stages - 1
   // iterations ahead (cp.async) into num_stages shared buffers.
   PM.addPass(createLowerPipelinedPass());
+  // Hopper: a pipelined loop's wgmmas run on into the next iteration (wait
+  // for all but the last group; its stage is refilled one step later).
+  if (Hopper)
+    PM.addPass(createOverlapWgmmaPass());
   PM.addPass(createFoldConstantsPass());
   // Shared buffers whose lifetimes do not overlap share bytes; the plan is
   // checked against the target's limit. Before insert-barriers, which
