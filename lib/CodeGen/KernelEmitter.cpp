@@ -502,15 +502,16 @@ void KernelEmitter::emitMma(const Operation &Op) {
                      address(Op, 2)));
 }
 
-/// The PTX type of a wgmma operand or accumulator.
-static const char *wgmmaType(DType T) {
+/// The PTX type of a wgmma operand or accumulator (float32 operands are
+/// read as tf32).
+static const char *wgmmaType(DType T, bool Operand) {
   switch (T) {
   case DType::Float16:
     return "f16";
   case DType::BFloat16:
     return "bf16";
   case DType::Float32:
-    return "f32";
+    return Operand ? "tf32" : "f32";
   case DType::Float8E4M3:
     return "e4m3";
   case DType::Float8E5M2:
@@ -592,8 +593,9 @@ void KernelEmitter::emitWgmma(const Operation &Op) {
       Next + 1));
   W.line(fmt::format("             \"wgmma.mma_async.sync.aligned.{}.{}.{}.{} "
                      "{{{}}}, {}, %{}, p{};\\n}}\\n\"",
-                     Shape.str(), wgmmaType(D), wgmmaType(AB), wgmmaType(AB),
-                     llvm::join(Regs, ", "), AOperand, Next, Tail));
+                     Shape.str(), wgmmaType(D, false), wgmmaType(AB, true),
+                     wgmmaType(AB, true), llvm::join(Regs, ", "), AOperand,
+                     Next, Tail));
   W.line("             : " + llvm::join(Outs, ", "));
   W.line("             : " + llvm::join(Ins, ", ") + ");");
   W.close();
