@@ -240,8 +240,8 @@ static bool wgmmaTypesMatch(DType AB, DType D) {
   }
 }
 
-/// `m64nNkK` with N a multiple of 8 up to 256 and K the 32 bytes of the
-/// operand type.
+/// `m64nNkK` with N a multiple of 8 up to 256 (for 8-bit integers 8, 16,
+/// 24 or a multiple of 16) and K the 32 bytes of the operand type.
 static bool wgmmaShapeMatches(StringRef Shape, DType AB) {
   int64_t N, K;
   if (!Shape.consume_front("m64n"))
@@ -249,7 +249,9 @@ static bool wgmmaShapeMatches(StringRef Shape, DType AB) {
   auto [NText, KText] = Shape.split('k');
   if (NText.getAsInteger(10, N) || KText.getAsInteger(10, K))
     return false;
-  return N >= 8 && N <= 256 && N % 8 == 0 && K * bitWidth(AB) == 256;
+  bool Integer = AB == DType::Int8 || AB == DType::UInt8;
+  return N >= 8 && N <= 256 && N % 8 == 0 &&
+         (!Integer || N <= 24 || N % 16 == 0) && K * bitWidth(AB) == 256;
 }
 
 /// `a_layout`/`b_layout = [swizzle bytes, LBO, SBO]` of a shared operand.

@@ -116,6 +116,15 @@ private:
   }
 };
 
+bool isRegisterArray(const Value *V) {
+  return V->getType().getScope() == Scope::Local && V->getType().rank() == 1;
+}
+
+bool registerArrays(const Operation &Gemm, const WgmmaPlan &P) {
+  return isRegisterArray(Gemm.getOperand(2)) &&
+         (!P.ARegisters || isRegisterArray(Gemm.getOperand(0)));
+}
+
 class LowerWgmmaPass : public Pass {
 public:
   llvm::StringRef name() const override { return "lower-wgmma"; }
@@ -128,7 +137,15 @@ public:
       return Op.is(OpKind::Gemm) && Op.getAttr("wgmma");
     };
     return lowerEach(Module, Planned, [&](Operation &Gemm) {
-      if (auto Plan = readWgmmaPlan(Gemm))
+      auto Plan = readWgmmaPlan(Gemm);
+      if (Plan && !registerArrays(Gemm, *Plan)) {
+        Ctx.Diags.report(Gemm.getLoc(), diag::err_lowering_unsupported)
+            << "this T.gemm"
+            << "its accumulator (and A in registers) must be register arrays; "
+               "run lower-fragments first";
+        return false;
+      }
+      if (Plan)
         return WgmmaLowering(Gemm, *Plan).run();
       Ctx.Diags.report(Gemm.getLoc(), diag::err_lowering_unsupported)
           << "this T.gemm"
