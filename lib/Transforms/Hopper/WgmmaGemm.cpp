@@ -108,6 +108,34 @@ static bool completePlan(WgmmaPlan &P, std::string &Why) {
   return true;
 }
 
+/// Square for wgmma: every instruction reads its 64 x k of A and k x N of
+/// B from shared memory, so the bytes read per flop fall with the
+/// instruction's N alone (1/N + 1/64): the split with the widest
+/// instruction first (warpgroups stacked along M up to N = 256), then the
+/// squarest warpgroup tile, then fewer warpgroups along M.
+static std::optional<layout::WarpPartition>
+leastTrafficSplit(const WgmmaPlan &Base, int64_t Warpgroups) {
+  std::optional<layout::WarpPartition> Best;
+  int64_t BestN = 0, BestSum = 0;
+  for (int64_t MW = 1; MW <= Warpgroups; ++MW) {
+    if (Warpgroups % MW)
+      continue;
+    WgmmaPlan P = Base;
+    P.MWarpgroups = MW;
+    P.NWarpgroups = Warpgroups / MW;
+    std::string Why;
+    if (!completePlan(P, Why))
+      continue;
+    int64_t Sum = P.wgM() + P.wgN();
+    if (!Best || P.InstrN > BestN || (P.InstrN == BestN && Sum < BestSum)) {
+      Best = layout::WarpPartition{MW, P.NWarpgroups};
+      BestN = P.InstrN;
+      BestSum = Sum;
+    }
+  }
+  return Best;
+}
+
 /// The operand placement and types wgmma accepts.
 static bool operandsSupported(const Operation &Gemm, WgmmaPlan &P,
                               std::string &Why) {
@@ -181,8 +209,11 @@ std::optional<WgmmaPlan> tilec::planWgmmaGemm(const Operation &Gemm,
   P.Acc = C->getType().getDType();
   if (!operandsSupported(Gemm, P, Why))
     return std::nullopt;
-  auto W = layout::computeWarpPartition(P.M, P.N, Threads / 128, *Policy,
-                                        /*NPerWarp=*/8, /*MPerWarp=*/64);
+  auto W = *Policy == layout::GemmWarpPolicy::Square
+               ? leastTrafficSplit(P, Threads / 128)
+               : layout::computeWarpPartition(P.M, P.N, Threads / 128,
+                                              *Policy, /*NPerWarp=*/8,
+                                              /*MPerWarp=*/64);
   if (!W) {
     Why = "the " + std::to_string(P.M) + "x" + std::to_string(P.N) +
           " tile does not split over " + std::to_string(Threads / 128) +

@@ -9,9 +9,10 @@
 //     f32), k32 for fp8 e4m3/e5m2 (into f32) and int8/uint8 (into int32),
 //     k8 for float32 as tf32 (into f32); k is always 32 bytes;
 //   - the split of the C tile over the block's warpgroups (MW x NW, each
-//     owning a multiple of 64 rows and 8 columns; TileLang's policies as
-//     for warps: FullRow puts the most warpgroups along M, FullCol along
-//     N, Square makes the warpgroup tile squarest) and the instruction's N
+//     owning a multiple of 64 rows and 8 columns; TileLang's policies:
+//     FullRow puts the most warpgroups along M, FullCol along N; Square
+//     reads the least shared memory per flop: the widest instruction
+//     first, then the squarest warpgroup tile) and the instruction's N
 //     (the largest valid one dividing the warpgroup's columns);
 //   - per operand: B from shared memory, A from shared memory or from a
 //     fragment (registers); each shared operand's canonical layout (K- or
