@@ -98,7 +98,7 @@ _tile("fp16", 128, 256, 32, 4, 256)
 # Further fp16 candidates, used only when named with --tiles (or "all").
 T128x128K64 = _tile("fp16", 128, 128, 64, 3, 128)
 T256x128K64 = _tile("fp16", 256, 128, 64, 3, 256)
-_tile("fp16", 128, 256, 64, 3, 256)
+T128x256K64 = _tile("fp16", 128, 256, 64, 3, 256)
 _tile("fp16", 64, 128, 32, 4, 128)
 # Three 4-warp blocks per SM (registers capped by __launch_bounds__), and
 # 8-warp 128x128 blocks (64x32 warp tiles).
@@ -116,8 +116,10 @@ _tile("int8", 128, 256, 128, 3, 256)
 # the H200 (2026-11-22): four-warp 128x128 blocks (two per SM, 64x64 warp
 # tiles) lead on every shape; 256x128x64 with eight warps (one block per
 # SM) comes close on the K = 28672 shapes. 128x256/256x128 with block_K 32
-# trail by 10-20%.
-_PAPER_TILES = (T128x128S4, T128x128K64, T256x128K64)
+# trail by 10-20%. With wgmma (sm_90, 2026-11-25) 128x256x64 over two
+# warpgroups (two m64n256 tiles) leads on every shape
+# (bench/results/2026-11-25-h200-wgmma-gemm-tiles.txt).
+_PAPER_TILES = (T128x128S4, T128x128K64, T256x128K64, T128x256K64)
 PAPER_GEMM_TILES = {n: _PAPER_TILES
                     for n in ("M0", "M1", "M2", "M3", "M4", "M5", "M6", "M7")}
 GEMM_GOAL = 0.55  # tilec fp16 GEMM / cuBLAS on the paper's shapes

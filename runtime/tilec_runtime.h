@@ -24,6 +24,10 @@
  *                        T.barrier_arrive, T.barrier_wait); sm_80+, expect_tx
  *                        sm_90+.
  *   namedBarrierSync     bar.sync id, count (T.sync_threads(id, count)).
+ *   wgmmaDescriptor, wgmmaFence, wgmmaCommit, wgmmaWait,
+ *   wgmmaFenceOperands, fenceProxyAsync
+ *                        Hopper warpgroup MMA (sm_90a; the wgmma itself is
+ *                        inline PTX in the generated kernel).
  *
 \*===----------------------------------------------------------------------===*/
 #ifndef TILEC_RUNTIME_H
@@ -307,6 +311,79 @@ __device__ inline void mmaM16N8K16F16F16(void *D, const void *A,
                "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
                : "+r"(RD[0]), "+r"(RD[1])
                : TILEC_MMA_AB4);
+}
+
+//===--- Warpgroup MMA (sm_90a) -------------------------------------------===//
+// wgmma.mma_async itself is inline PTX in the kernel (its register list
+// depends on the shape). These helpers build the shared-memory matrix
+// descriptors and order the asynchronous operations.
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 &&                        \
+    defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TILEC_WGMMA_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define TILEC_WGMMA_ASM(...) __trap()
+#endif
+
+/// A matrix descriptor: Fields (LBO, SBO, swizzle mode, computed by the
+/// compiler) with the start address of the operand tile at Smem in bits
+/// 0-13 (address bits 4-17).
+__device__ inline unsigned long long wgmmaDescriptor(const void *Smem,
+                                                     unsigned long long Fields) {
+  return Fields | ((smemAddress(Smem) & 0x3FFFFu) >> 4);
+}
+
+/// Orders the warpgroup's earlier register and shared-memory accesses
+/// before the wgmma.mma_async that follow.
+__device__ inline void wgmmaFence() {
+  TILEC_WGMMA_ASM("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+/// Closes a group of the wgmma.mma_async issued since the last commit.
+__device__ inline void wgmmaCommit() {
+  TILEC_WGMMA_ASM("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+/// Waits until at most Pending of the warpgroup's groups are in flight.
+template <int Pending> __device__ inline void wgmmaWait() {
+  TILEC_WGMMA_ASM("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending)
+                  : "memory");
+}
+
+__device__ inline void wgmmaFenceRegister(float &R) {
+  asm volatile("" : "+f"(R)::"memory");
+}
+__device__ inline void wgmmaFenceRegister(unsigned &R) {
+  asm volatile("" : "+r"(R)::"memory");
+}
+__device__ inline void wgmmaFenceRegister(int &R) {
+  asm volatile("" : "+r"(R)::"memory");
+}
+
+/// Keeps the compiler from moving accesses of the N-element register array
+/// R across this point: wgmma reads and writes it behind the compiler's
+/// back between wgmmaFence and wgmmaWait. 16- and 8-bit arrays are fenced
+/// as 32-bit words.
+template <int N, typename T> __device__ inline void wgmmaFenceOperands(T *R) {
+  if constexpr (sizeof(T) == 4) {
+#pragma unroll
+    for (int I = 0; I < N; ++I)
+      wgmmaFenceRegister(R[I]);
+  } else {
+    unsigned *Words = reinterpret_cast<unsigned *>(R);
+#pragma unroll
+    for (int I = 0; I < N * int(sizeof(T)) / 4; ++I)
+      wgmmaFenceRegister(Words[I]);
+  }
+}
+
+/// Orders this thread's completed generic-proxy shared-memory writes
+/// before later async-proxy accesses (wgmma operand reads) that a barrier
+/// publishes them to.
+__device__ inline void fenceProxyAsync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
 }
 
 /// mbarrier.init with the number of arrivals that complete a phase. The

@@ -24,6 +24,11 @@ bool hasSideEffects(const Operation &Op) {
   case OpKind::CpAsyncWait:
   case OpKind::Ldmatrix:
   case OpKind::Mma:
+  case OpKind::Wgmma:
+  case OpKind::WgmmaFence:
+  case OpKind::WgmmaCommit:
+  case OpKind::WgmmaWait:
+  case OpKind::FenceProxyAsync:
   case OpKind::Atomic:
   case OpKind::Barrier:
   case OpKind::MBarrierInit:

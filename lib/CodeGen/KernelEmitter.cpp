@@ -7,6 +7,7 @@
 #include "NameTable.h"
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/Support/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include <fmt/format.h>
@@ -121,6 +122,8 @@ private:
   void emitCpAsync(const Operation &Op);
   void emitLdmatrix(const Operation &Op);
   void emitMma(const Operation &Op);
+  void emitWgmma(const Operation &Op);
+  void emitWgmmaSync(const Operation &Op);
   /// `&buf[i]` of an operand group.
   std::string address(const Operation &Op, unsigned G);
   void emitAtomic(const Operation &Op);
@@ -175,7 +178,9 @@ void KernelEmitter::emitSignature() {
 
 void KernelEmitter::emitPrologue() {
   if (!K.Shared.empty())
-    W.line("extern __shared__ __align__(128) unsigned char tilec_smem[];");
+    W.line(fmt::format(
+        "extern __shared__ __align__({}) unsigned char tilec_smem[];",
+        K.Wgmma ? 1024 : 128));
   static const char *const Dims[] = {"x", "y", "z"};
   const Block &Body = K.Op->getBody();
   for (unsigned I = 0; I != Body.getNumArguments(); ++I) {
@@ -266,6 +271,15 @@ void KernelEmitter::emitOp(const Operation &Op) {
     return emitLdmatrix(Op);
   case OpKind::Mma:
     return emitMma(Op);
+  case OpKind::Wgmma:
+    return emitWgmma(Op);
+  case OpKind::WgmmaFence:
+  case OpKind::WgmmaWait:
+    return emitWgmmaSync(Op);
+  case OpKind::WgmmaCommit:
+    return W.line("tilec::wgmmaCommit();");
+  case OpKind::FenceProxyAsync:
+    return W.line("tilec::fenceProxyAsync();");
   case OpKind::For:
     return emitFor(Op);
   case OpKind::If:
@@ -486,6 +500,124 @@ void KernelEmitter::emitMma(const Operation &Op) {
     D = "reinterpret_cast<int*>(" + D + ")";
   W.line(fmt::format("tilec::{}({}, {}, {});", Fn, D, address(Op, 1),
                      address(Op, 2)));
+}
+
+/// The PTX type of a wgmma operand or accumulator (float32 operands are
+/// read as tf32).
+static const char *wgmmaType(DType T, bool Operand) {
+  switch (T) {
+  case DType::Float16:
+    return "f16";
+  case DType::BFloat16:
+    return "bf16";
+  case DType::Float32:
+    return Operand ? "tf32" : "f32";
+  case DType::Float8E4M3:
+    return "e4m3";
+  case DType::Float8E5M2:
+    return "e5m2";
+  case DType::Int8:
+    return "s8";
+  case DType::UInt8:
+    return "u8";
+  default:
+    return "s32";
+  }
+}
+
+/// The descriptor of a shared operand without its start address, from
+/// `[swizzle bytes, LBO, SBO]`.
+static uint64_t wgmmaDescriptorFields(llvm::ArrayRef<int64_t> L) {
+  uint64_t Mode = L[0] == 128 ? 1 : L[0] == 64 ? 2 : L[0] == 32 ? 3 : 0;
+  return (uint64_t(L[1]) >> 4) << 16 | (uint64_t(L[2]) >> 4) << 32 | Mode << 62;
+}
+
+/// One wgmma.mma_async as inline PTX: the accumulators are the 32-bit
+/// words from &D[off] ("+f" for f32, "+r" for s32 and f16 pairs), A is a
+/// descriptor or four 32-bit words, B a descriptor; scale-d is 1 (D += A *
+/// B); imm-trans-a/b (16-bit types only) select MN-major operands.
+void KernelEmitter::emitWgmma(const Operation &Op) {
+  StringRef Shape = *Op.getStringAttr("shape");
+  int64_t N = 0;
+  Shape.drop_front(4).split('k').first.getAsInteger(10, N);
+  DType AB = Op.getGroup(1)[0]->getType().getDType();
+  DType D = Op.getOperand(0)->getType().getDType();
+  bool ARegs = Op.getGroup(1)[0]->getType().getScope() == Scope::Local;
+  int64_t DWords = D == DType::Float16 ? N / 4 : N / 2;
+  const char *DWord = D == DType::Float32 ? "float"
+                      : D == DType::Int32 ? "int"
+                                          : "unsigned";
+  W.open("");
+  W.line(fmt::format("{0} *tilec_d = reinterpret_cast<{0} *>({1});", DWord,
+                     address(Op, 0)));
+  std::vector<std::string> Outs, Ins, Regs;
+  for (int64_t I = 0; I != DWords; ++I) {
+    Outs.push_back(fmt::format("\"+{}\"(tilec_d[{}])",
+                               D == DType::Float32 ? "f" : "r", I));
+    Regs.push_back("%" + std::to_string(I));
+  }
+  std::string AOperand;
+  if (ARegs) {
+    W.line(fmt::format("const unsigned *tilec_a = reinterpret_cast<const "
+                       "unsigned *>({});",
+                       address(Op, 1)));
+    std::vector<std::string> AWords;
+    for (int64_t I = 0; I != 4; ++I) {
+      Ins.push_back(fmt::format("\"r\"(tilec_a[{}])", I));
+      AWords.push_back("%" + std::to_string(DWords + I));
+    }
+    AOperand = "{" + llvm::join(AWords, ", ") + "}";
+  } else {
+    Ins.push_back(fmt::format(
+        "\"l\"(tilec::wgmmaDescriptor({}, {:#x}ull))", address(Op, 1),
+        wgmmaDescriptorFields(*Op.getIntArrayAttr("a_layout"))));
+    AOperand = "%" + std::to_string(DWords);
+  }
+  int64_t Next = DWords + Ins.size();
+  Ins.push_back(
+      fmt::format("\"l\"(tilec::wgmmaDescriptor({}, {:#x}ull))", address(Op, 2),
+                  wgmmaDescriptorFields(*Op.getIntArrayAttr("b_layout"))));
+  Ins.push_back("\"r\"(1)");
+  std::string Tail;
+  if (bitWidth(AB) == 16 && !ARegs)
+    Tail = fmt::format(", 1, 1, {:d}, {:d}",
+                       Op.getBoolAttr("a_mn_major").value_or(false),
+                       Op.getBoolAttr("b_mn_major").value_or(false));
+  else if (bitWidth(AB) == 16)
+    Tail = fmt::format(", 1, 1, {:d}",
+                       Op.getBoolAttr("b_mn_major").value_or(false));
+  else if (isFloat(AB))
+    Tail = ", 1, 1";
+  W.line(fmt::format(
+      "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\n\"",
+      Next + 1));
+  W.line(fmt::format("             \"wgmma.mma_async.sync.aligned.{}.{}.{}.{} "
+                     "{{{}}}, {}, %{}, p{};\\n}}\\n\"",
+                     Shape.str(), wgmmaType(D, false), wgmmaType(AB, true),
+                     wgmmaType(AB, true), llvm::join(Regs, ", "), AOperand,
+                     Next, Tail));
+  W.line("             : " + llvm::join(Outs, ", "));
+  W.line("             : " + llvm::join(Ins, ", ") + ");");
+  W.close();
+}
+
+/// wgmma_fence: the register arrays' earlier writes stay before the
+/// fence; wgmma_wait: their later uses stay after the wait (the compiler
+/// sees neither the asynchronous reads nor the writes).
+void KernelEmitter::emitWgmmaSync(const Operation &Op) {
+  auto FenceOperands = [&] {
+    for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
+      const Value *Buf = Op.getGroup(G)[0];
+      W.line(fmt::format("tilec::wgmmaFenceOperands<{}>({});",
+                         *Buf->getType().numElements(), E.get(Buf).Text));
+    }
+  };
+  if (Op.is(OpKind::WgmmaFence)) {
+    FenceOperands();
+    return W.line("tilec::wgmmaFence();");
+  }
+  W.line(fmt::format("tilec::wgmmaWait<{}>();", *Op.getIntAttr("pending")));
+  FenceOperands();
 }
 
 /// atomicAdd/Max/Min; float max/min through the CAS helpers of

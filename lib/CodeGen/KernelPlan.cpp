@@ -173,6 +173,17 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
   case OpKind::Ldmatrix:
     Mark(Op.getOperand(0), false, true, 16);
     return Mark(Op.getGroup(1)[0], true, false, 16);
+  case OpKind::Wgmma:
+    K.Wgmma = true;
+    // The accumulators (and an A fragment) are passed as 32-bit words.
+    for (unsigned G = 0; G != 3; ++G)
+      Mark(Op.getGroup(G)[0], true, G == 0, 16);
+    return;
+  case OpKind::WgmmaFence:
+  case OpKind::WgmmaWait:
+    for (unsigned G = 0; G != Op.getNumGroups(); ++G)
+      Mark(Op.getGroup(G)[0], true, true, 16);
+    return;
   case OpKind::Mma:
     Mark(Op.getOperand(0), true, true, 16);
     Mark(Op.getGroup(1)[0], true, false, 16);

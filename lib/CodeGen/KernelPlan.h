@@ -51,6 +51,9 @@ struct KernelPlan {
   std::vector<const ir::Value *> Captures;
   std::vector<SharedSlot> Shared;
   int64_t SharedBytes = 0;
+  /// The kernel runs wgmma: its shared memory starts on a 1024-byte
+  /// boundary (the largest swizzle atom).
+  bool Wgmma = false;
   /// Accesses of buffers inside this kernel.
   llvm::DenseMap<const ir::Value *, BufferAccess> Access;
 

@@ -301,6 +301,14 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkLdmatrix(Op);
   case OpKind::Mma:
     return checkMma(Op);
+  case OpKind::Wgmma:
+    return checkWgmma(Op);
+  case OpKind::WgmmaFence:
+  case OpKind::WgmmaWait:
+    return checkWgmmaSync(Op);
+  case OpKind::WgmmaCommit:
+  case OpKind::FenceProxyAsync:
+    return checkInKernel(Op);
   case OpKind::MBarrierInit:
     return checkMBarrierInit(Op);
   case OpKind::MBarrierArrive:

@@ -90,6 +90,9 @@ private:
   bool checkCpAsyncWait(const Operation &Op);
   bool checkLdmatrix(const Operation &Op);
   bool checkMma(const Operation &Op);
+  bool checkWgmma(const Operation &Op);
+  bool checkWgmmaLayoutAttr(const Operation &Op, StringRef Name);
+  bool checkWgmmaSync(const Operation &Op);
   bool checkMBarrierInit(const Operation &Op);
   bool checkMBarrierUse(const Operation &Op);
   bool checkMBarrierBuffer(const Operation &Op, const Value *Buf);

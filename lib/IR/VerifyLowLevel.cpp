@@ -221,3 +221,95 @@ bool Verifier::checkMma(const Operation &Op) {
                         typesOf(Op.getOperands()));
   return checkInKernel(Op);
 }
+
+/// The accumulator types wgmma offers for an operand type, and its k.
+static bool wgmmaTypesMatch(DType AB, DType D) {
+  switch (AB) {
+  case DType::Float16:
+    return D == DType::Float32 || D == DType::Float16;
+  case DType::BFloat16:
+  case DType::Float32:
+  case DType::Float8E4M3:
+  case DType::Float8E5M2:
+    return D == DType::Float32;
+  case DType::Int8:
+  case DType::UInt8:
+    return D == DType::Int32;
+  default:
+    return false;
+  }
+}
+
+/// `m64nNkK` with N a multiple of 8 up to 256 (for 8-bit integers 8, 16,
+/// 24 or a multiple of 16) and K the 32 bytes of the operand type.
+static bool wgmmaShapeMatches(StringRef Shape, DType AB) {
+  int64_t N, K;
+  if (!Shape.consume_front("m64n"))
+    return false;
+  auto [NText, KText] = Shape.split('k');
+  if (NText.getAsInteger(10, N) || KText.getAsInteger(10, K))
+    return false;
+  bool Integer = AB == DType::Int8 || AB == DType::UInt8;
+  return N >= 8 && N <= 256 && N % 8 == 0 &&
+         (!Integer || N <= 24 || N % 16 == 0) && K * bitWidth(AB) == 256;
+}
+
+/// `a_layout`/`b_layout = [swizzle bytes, LBO, SBO]` of a shared operand.
+bool Verifier::checkWgmmaLayoutAttr(const Operation &Op, StringRef Name) {
+  auto L = Op.getIntArrayAttr(Name);
+  if (!L || L->size() != 3 ||
+      !llvm::is_contained(std::initializer_list<int64_t>{0, 32, 64, 128},
+                          (*L)[0]) ||
+      (*L)[1] < 0 || (*L)[2] < 0 || (*L)[1] % 16 || (*L)[2] % 16 ||
+      (*L)[1] >= (1 << 18) || (*L)[2] >= (1 << 18))
+    return fail(Op, "requires attribute '" + Name +
+                        "' = [swizzle bytes (0, 32, 64, 128), leading byte "
+                        "offset, stride byte offset], offsets multiples of 16 "
+                        "below 2^18");
+  return true;
+}
+
+/// wgmma %d[off], %a[..] | %a[off], %b[..] {shape, a_layout, b_layout,
+/// a_mn_major, b_mn_major}: D += A * B for the executing warpgroup.
+bool Verifier::checkWgmma(const Operation &Op) {
+  if (Op.getNumGroups() != 3)
+    return fail(Op, "expects operands %d[offset], %a[...], %b[...]");
+  bool ARegs = Op.getGroup(1)[0]->getType().getScope() == Scope::Local;
+  if (!checkRegisterGroup(Op, 0, "accumulator") ||
+      !(ARegs ? checkRegisterGroup(Op, 1, "A operand")
+              : checkAccessIn(Op, 1, Scope::Shared, "A operand")) ||
+      !checkAccessIn(Op, 2, Scope::Shared, "B operand"))
+    return false;
+  StringRef Shape = Op.getStringAttr("shape").value_or("");
+  DType AB = Op.getGroup(1)[0]->getType().getDType();
+  DType D = Op.getGroup(0)[0]->getType().getDType();
+  if (Op.getGroup(2)[0]->getType().getDType() != AB ||
+      !wgmmaTypesMatch(AB, D) || !wgmmaShapeMatches(Shape, AB))
+    return fail(Op, "no wgmma shape '" + Shape + "' for " +
+                        typesOf(Op.getOperands()));
+  if ((!ARegs && !checkWgmmaLayoutAttr(Op, "a_layout")) ||
+      !checkWgmmaLayoutAttr(Op, "b_layout"))
+    return false;
+  bool Trans = Op.getBoolAttr("a_mn_major").value_or(false) ||
+               Op.getBoolAttr("b_mn_major").value_or(false);
+  if (Trans && bitWidth(AB) != 16)
+    return fail(Op,
+                "only 16-bit operands may be MN-major (a_mn_major/b_mn_major)");
+  if (ARegs && Op.getBoolAttr("a_mn_major").value_or(false))
+    return fail(Op, "an A operand in registers cannot be transposed");
+  return checkInKernel(Op);
+}
+
+/// wgmma_fence / wgmma_wait %regs, ...: whole register arrays (the
+/// accumulators and A operands the wgmmas in flight use).
+bool Verifier::checkWgmmaSync(const Operation &Op) {
+  for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
+    const Value *Buf = Op.getGroup(G)[0];
+    if (Op.getGroup(G).size() != 1 || !Buf->getType().isBuffer() ||
+        Buf->getType().getScope() != Scope::Local || Buf->getType().rank() != 1)
+      return fail(Op, "operands must be whole rank-1 register buffers");
+  }
+  if (Op.is(OpKind::WgmmaWait) && Op.getIntAttr("pending").value_or(-1) < 0)
+    return fail(Op, "requires a non-negative integer attribute 'pending'");
+  return checkInKernel(Op);
+}

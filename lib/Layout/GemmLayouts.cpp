@@ -11,14 +11,15 @@ static constexpr int64_t MPerWarp = 16;
 
 std::optional<WarpPartition>
 tilec::layout::computeWarpPartition(int64_t M, int64_t N, int64_t NumWarps,
-                                    GemmWarpPolicy Policy, int64_t NPerWarp) {
-  if (M <= 0 || N <= 0 || NumWarps <= 0 || NPerWarp <= 0)
+                                    GemmWarpPolicy Policy, int64_t NPerWarp,
+                                    int64_t RowsPerWarp) {
+  if (M <= 0 || N <= 0 || NumWarps <= 0 || NPerWarp <= 0 || RowsPerWarp <= 0)
     return std::nullopt;
   std::optional<WarpPartition> Best;
   double BestScore = std::numeric_limits<double>::max();
   for (int64_t MW = 1; MW <= NumWarps; ++MW) {
     int64_t NW = NumWarps / MW;
-    if (MW * NW != NumWarps || M % (MW * MPerWarp) != 0 ||
+    if (MW * NW != NumWarps || M % (MW * RowsPerWarp) != 0 ||
         N % (NW * NPerWarp) != 0)
       continue;
     double Score;

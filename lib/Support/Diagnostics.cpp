@@ -26,6 +26,8 @@ llvm::SourceMgr::DiagKind toLLVM(Severity S) {
   switch (S) {
   case Severity::Note:
     return llvm::SourceMgr::DK_Note;
+  case Severity::Remark:
+    return llvm::SourceMgr::DK_Remark;
   case Severity::Warning:
     return llvm::SourceMgr::DK_Warning;
   case Severity::Error:
@@ -38,6 +40,8 @@ const char *severityName(Severity S) {
   switch (S) {
   case Severity::Note:
     return "note";
+  case Severity::Remark:
+    return "remark";
   case Severity::Warning:
     return "warning";
   case Severity::Error:
@@ -150,6 +154,8 @@ std::string DiagnosticEngine::describe(const Location &Loc) {
 void DiagnosticEngine::emit(Severity Kind, const Location &Loc,
                             const std::string &Message,
                             llvm::ArrayRef<llvm::SMRange> Ranges) {
+  if (Kind == Severity::Remark && !ShowRemarks)
+    return;
   if (Kind == Severity::Warning && WarningsAsErrors)
     Kind = Severity::Error;
   if (Kind == Severity::Error) {
@@ -200,13 +206,15 @@ Severity parseKind(llvm::StringRef S) {
     return Severity::Error;
   if (S == "warning")
     return Severity::Warning;
+  if (S == "remark")
+    return Severity::Remark;
   return Severity::Note;
 }
 
 /// Reads `expected-<kind>[@(+N|-N|N)] {{text}}` directives, one per match.
 std::vector<Expectation> readExpectations(llvm::StringRef Buffer) {
   static const std::regex Directive(
-      R"(expected-(error|warning|note)(@([+-]?)([0-9]+))?\s*\{\{(.*?)\}\})");
+      R"(expected-(error|warning|remark|note)(@([+-]?)([0-9]+))?\s*\{\{(.*?)\}\})");
   std::vector<Expectation> Result;
   unsigned LineNo = 0;
   while (!Buffer.empty()) {

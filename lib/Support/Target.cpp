@@ -6,8 +6,9 @@ using namespace tilec;
 
 namespace {
 Target make(const char *Name, Target::Backend Kind, int Sm, int64_t Smem,
-            int WarpSize, int NumSMs) {
+            int WarpSize, int NumSMs, bool Wgmma = false) {
   Target T;
+  T.Wgmma = Wgmma;
   T.NumSMs = NumSMs;
   T.Name = Name;
   T.Kind = Kind;
@@ -22,7 +23,7 @@ std::vector<Target> knownTargets() {
   // Multiprocessor counts of the parts each target is built for: A100,
   // H100/H200 SXM, MI250X (per GCD), MI300X.
   return {make("sm_80", B::CUDA, 80, 163 * 1024, 32, 108),
-          make("sm_90", B::CUDA, 90, 227 * 1024, 32, 132),
+          make("sm_90", B::CUDA, 90, 227 * 1024, 32, 132, /*Wgmma=*/true),
           make("gfx90a", B::HIP, 0, 64 * 1024, 64, 110),
           make("gfx940", B::HIP, 0, 64 * 1024, 64, 304)};
 }

@@ -6,6 +6,7 @@
 #include "tilec/Layout/LayoutParser.h"
 #include "tilec/Layout/Simplify.h"
 #include "tilec/Layout/Swizzle.h"
+#include "tilec/Layout/WgmmaLayouts.h"
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -28,6 +29,10 @@ std::optional<Layout> tilec::sharedLayoutFromText(llvm::StringRef Text,
     return layout::makeGemmABLayout(Rows, Cols, ElemBits, /*KInner=*/true);
   if (Name == "make_padded_layout")
     return layout::makeGemmABLayoutPadded(Rows, Cols, ElemBits);
+  if (Name == "make_wgmma_layout") {
+    auto W = layout::parseWgmmaLayoutText(Text, Rows, Cols, ElemBits);
+    return W ? std::optional<Layout>(W->layout()) : std::nullopt;
+  }
   int64_t W = llvm::StringSwitch<int64_t>(Name)
                   .Case("make_full_bank_swizzled_layout", 8)
                   .Case("make_half_bank_swizzled_layout", 4)
@@ -109,6 +114,7 @@ namespace {
 bool isElementAccess(const Operation &Op) {
   return Op.is(OpKind::Load) || Op.is(OpKind::Store) || Op.is(OpKind::VCopy) ||
          Op.is(OpKind::CpAsync) || Op.is(OpKind::Ldmatrix) ||
+         Op.is(OpKind::Wgmma) ||
          (Op.is(OpKind::Atomic) &&
           !Op.getGroup(1).front()->getType().isBuffer());
 }

@@ -7,7 +7,10 @@
 //   to it: make_swizzled_layout(X) / make_wgmma_swizzled_layout(X) (the
 //   gemm operand layout of the layout library: 128/64/32-byte swizzle,
 //   else padding), make_full_bank_swizzled_layout(X), make_half_bank_...,
-//   make_quarter_bank_... (that swizzle); or a user layout in the printed
+//   make_quarter_bank_... (that swizzle); make_wgmma_layout(X, k_major=K,
+//   swizzle=S) (wgmma-layout's canonical layouts, WgmmaLayouts.h; a wgmma
+//   op's index is its tile's first element, whose image is the
+//   descriptor's start address); or a user layout in the printed
 //   form `Layout([..] -> [..], transform: ...)` (T.Layout, evaluated by
 //   Sema).
 // Does: for each annotated shared buffer with a static shape (a

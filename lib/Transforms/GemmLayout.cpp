@@ -181,7 +181,8 @@ public:
       Threads = Range.Count;
       Gemms.clear();
       for (Operation *Op : Ops)
-        if (!collect(*Op))
+        // wgmma-layout has planned (and pinned) these already.
+        if (!Op->getAttr("wgmma") && !collect(*Op))
           return false;
       chooseGrids();
       unifyWarpRows();

@@ -185,6 +185,9 @@ bool groupIsWritten(const Operation &Op, unsigned G) {
     return G == 0;
   case OpKind::Gemm:
     return G == 2;
+  case OpKind::Wgmma:
+    // The accumulator; its shared operands are read.
+    return G == 0;
   default:
     return true;
   }

@@ -58,11 +58,13 @@ private:
   DiagnosticEngine &Diags;
 
   /// Element accesses are remapped; a tensor-core gemm takes the whole
-  /// register array (lower-mma reads the layout back from its plan).
+  /// register array (lower-mma and lower-wgmma read the layout back from
+  /// their plans).
   bool allUsesMappable() {
     return llvm::all_of(Buf->getUses(), [](const Use &U) {
       return isElementAccess(*U.User) ||
-             (U.User->is(OpKind::Gemm) && U.User->getAttr("mma_warps"));
+             (U.User->is(OpKind::Gemm) &&
+              (U.User->getAttr("mma_warps") || U.User->getAttr("wgmma")));
     });
   }
 };

@@ -247,7 +247,8 @@ public:
     return lowerEach(
         Module,
         [](Operation &Op) {
-          return Op.is(OpKind::Gemm) && !Op.getAttr("mma_warps");
+          return Op.is(OpKind::Gemm) && !Op.getAttr("mma_warps") &&
+                 !Op.getAttr("wgmma");
         },
         [&](Operation &Op) { return GemmLowering(Op, Ctx.Diags).run(); });
   }

@@ -13,6 +13,10 @@
 #include "ExpandTileOps.h"
 #include "FoldConstants.h"
 #include "GemmLayout.h"
+#include "Hopper/InsertProxyFences.h"
+#include "Hopper/LowerWgmma.h"
+#include "Hopper/OverlapWgmma.h"
+#include "Hopper/WgmmaLayout.h"
 #include "InferCopyExtents.h"
 #include "InsertBarriers.h"
 #include "LayoutInference.h"
@@ -52,10 +56,18 @@ void tilec::registerAllPasses() {
   registerPass("apply-shared-layouts", createApplySharedLayoutsPass);
   registerPass("vectorize-loops", createVectorizeLoopsPass);
   registerPass("report-bank-conflicts", createReportBankConflictsPass);
+  registerPass("wgmma-layout", createWgmmaLayoutPass);
+  registerPass("lower-wgmma", createLowerWgmmaPass);
+  registerPass("overlap-wgmma", createOverlapWgmmaPass);
+  registerPass("insert-proxy-fences", createInsertProxyFencesPass);
 }
 
-void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
+void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
                                  PipelineEnd End) {
+  // sm_80 and sm_90 part ways here: with wgmma (sm_90, compiled for
+  // sm_90a; --no-wgmma turns it off) four Hopper passes join the
+  // pipeline, marked "Hopper:" below. Everything else is shared.
+  const bool Hopper = Tgt.Wgmma;
   // Front-end cleanup: constants Sema could not see through fold in the IR,
   // and control flow they decide disappears.
   PM.addPass(createFoldConstantsPass());
@@ -73,8 +85,12 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
   // and loop gets a layout, loops are bound to threads (and vectorized),
   // fragments become per-thread registers.
   PM.addPass(createExpandTileOpsPass());
-  // T.gemm on CUDA cores: its operands' register layouts are pinned before
-  // inference so that the other loops adapt to them.
+  // Hopper: the T.gemms that fit wgmma take it (all of a kernel's or none);
+  // their fragments and shared operand layouts are pinned first.
+  if (Hopper)
+    PM.addPass(createWgmmaLayoutPass());
+  // T.gemm on tensor cores (mma.sync) or CUDA cores: its operands' register
+  // layouts are pinned before inference so that the other loops adapt.
   PM.addPass(createGemmLayoutPass());
   PM.addPass(createLayoutInferencePass());
   PM.addPass(createLowerGemmPass());
@@ -87,12 +103,20 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
   // Tensor-core gemms: ldmatrix from shared memory, mma.sync on the
   // register arrays lower-fragments just produced.
   PM.addPass(createLowerMmaPass());
+  // Hopper: wgmma gemms become wgmma.mma_async on descriptors of their
+  // shared operands, accumulators in the same register arrays.
+  if (Hopper)
+    PM.addPass(createLowerWgmmaPass());
   // User-written vectorized/unrolled loops of element moves become 16-byte
   // vcopies where contiguity and alignment allow.
   PM.addPass(createVectorizeLoopsPass());
   // T.Pipelined: global->shared copies are issued num_stages - 1
   // iterations ahead (cp.async) into num_stages shared buffers.
   PM.addPass(createLowerPipelinedPass());
+  // Hopper: a pipelined loop's wgmmas run on into the next iteration (wait
+  // for all but the last group; its stage is refilled one step later).
+  if (Hopper)
+    PM.addPass(createOverlapWgmmaPass());
   PM.addPass(createFoldConstantsPass());
   // Shared buffers whose lifetimes do not overlap share bytes; the plan is
   // checked against the target's limit. Before insert-barriers, which
@@ -100,6 +124,11 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &,
   PM.addPass(createPlanSharedMemoryPass());
   // Last: barriers between conflicting shared accesses of the final code.
   PM.addPass(createInsertBarriersPass());
+  // Hopper: wgmma reads shared memory through the async proxy; the
+  // generic writes of its operands get fence.proxy.async before the
+  // barriers that publish them.
+  if (Hopper)
+    PM.addPass(createInsertProxyFencesPass());
   // Swizzled shared buffers (T.annotate_layout): each access goes to its
   // element's swizzled address. A bijection of addresses keeps the
   // barriers placed above valid.

@@ -3,6 +3,7 @@
 #include "PlanSharedMemory.h"
 #include "ApplySharedLayouts.h"
 #include "Divergence.h"
+#include "tilec/Layout/WgmmaLayouts.h"
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include <algorithm>
@@ -176,12 +177,22 @@ int64_t finalBytes(const Value *Buf) {
       .value_or(0);
 }
 
-/// 128 bytes when some dim spans a multiple of 128 bytes (the rows of a
-/// swizzled tensor-core operand, whose XOR pattern assumes 128-byte rows
-/// start on bank 0), else 16 (the widest vector access). The CUDA
+/// The swizzle atom of a wgmma operand (up to 1024 bytes); else 128 bytes
+/// when some dim spans a multiple of 128 bytes (the rows of a swizzled
+/// tensor-core operand, whose XOR pattern assumes 128-byte rows start on
+/// bank 0), else 16 (the widest vector access). The CUDA
 /// emitter's fallback for unplanned IR uses the same rule.
 int64_t finalAlignment(const Value *Buf) {
   int64_t Bits = bitWidth(Buf->getType().getDType());
+  // A wgmma operand starts on its swizzle atom: the hardware swizzles
+  // absolute address bits.
+  auto Shape = Buf->getType().getStaticShape();
+  for (const Use &U : Buf->getUses())
+    if (U.User->is(OpKind::AnnotateLayout) && Shape && Shape->size() >= 2)
+      if (auto W = layout::parseWgmmaLayoutText(
+              U.User->getStringAttr("layout").value_or(""),
+              (*Shape)[Shape->size() - 2], Shape->back(), Bits))
+        return std::max<int64_t>(W->alignment(), 128);
   for (const Dim &D : finalDims(Buf))
     if (D.isStatic() && D.getValue() * Bits % 8 == 0 &&
         (D.getValue() * Bits / 8) % 128 == 0)

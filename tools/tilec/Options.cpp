@@ -113,6 +113,11 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
       ->check(CLI::Range(1, 4096));
   App.add_flag("!--no-tensor-cores", Opts.TensorCores,
                "Run every T.gemm on CUDA cores (FMA), even where mma fits");
+  App.add_flag("!--no-wgmma", Opts.Wgmma,
+               "sm_90: lower T.gemm as for sm_80 (mma.sync), not with wgmma");
+  App.add_flag("--remarks", Opts.Remarks,
+               "Print remarks: what the compiler chose and why (e.g. a "
+               "T.gemm that cannot use wgmma)");
   App.add_option(
          "--emit", Raw.Emit,
          "What to write: tokens, ast, ir (checked tile IR), lowered-ir, "

@@ -26,6 +26,8 @@ struct DriverOptions {
   int NumSMs = 0;
   std::string TargetName = "sm_80";
   bool TensorCores = true;
+  bool Wgmma = true;
+  bool Remarks = false;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;
   InputFormat Format = InputFormat::Auto;

@@ -252,6 +252,8 @@ int runDriver(const DriverOptions &Opts) {
     return 1;
   }
   Tgt->TensorCores = Opts.TensorCores;
+  Tgt->Wgmma = Tgt->Wgmma && Opts.Wgmma && Opts.TensorCores;
+  Diags.setShowRemarks(Opts.Remarks);
   if (Opts.NumSMs)
     Tgt->NumSMs = Opts.NumSMs;
   auto File = llvm::MemoryBuffer::getFileOrSTDIN(Opts.Input, /*IsText=*/true);

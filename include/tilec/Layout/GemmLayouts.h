@@ -33,7 +33,8 @@ struct WarpPartition {
 };
 
 /// Splits NumWarps over an M x N tile so that each warp owns a multiple
-/// of 16 rows and NPerWarp columns. FullRow takes the most warps along M,
+/// of MPerWarp rows and NPerWarp columns (wgmma splits warpgroups with
+/// MPerWarp = 64). FullRow takes the most warps along M,
 /// FullCol the most along N, Square the split whose warp tile has the
 /// smallest M + N (the squarest, so each warp loads the fewest operand
 /// elements per mma; ties go to fewer warps along M). nullopt when no split
@@ -41,7 +42,8 @@ struct WarpPartition {
 std::optional<WarpPartition> computeWarpPartition(int64_t M, int64_t N,
                                                   int64_t NumWarps,
                                                   GemmWarpPolicy Policy,
-                                                  int64_t NPerWarp = 8);
+                                                  int64_t NPerWarp = 8,
+                                                  int64_t MPerWarp = 16);
 
 /// The k dimension of one mma instruction for an operand element width:
 /// 16 for 16-bit, 32 for 8-bit, 8 for 32-bit (tf32).

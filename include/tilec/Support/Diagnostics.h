@@ -33,7 +33,9 @@ enum ID : unsigned {
 };
 } // namespace diag
 
-enum class Severity { Note, Warning, Error };
+/// Remarks say what the compiler chose (e.g. why a T.gemm stays on
+/// mma.sync); they are dropped unless setShowRemarks(true) (--remarks).
+enum class Severity { Note, Remark, Warning, Error };
 
 class DiagnosticEngine;
 
@@ -94,6 +96,8 @@ public:
   bool inVerifyMode() const { return VerifyMode; }
   /// Treat warnings as errors.
   void setWarningsAsErrors(bool On) { WarningsAsErrors = On; }
+  /// Print (or, in verify mode, collect) remarks.
+  void setShowRemarks(bool On) { ShowRemarks = On; }
 
   /// Checks the collected diagnostics against the `expected-*` comments of
   /// buffer \p BufferID. Returns true when they match exactly; mismatches are
@@ -119,6 +123,7 @@ private:
   unsigned NumWarnings = 0;
   bool VerifyMode = false;
   bool WarningsAsErrors = false;
+  bool ShowRemarks = false;
   bool SuppressNotes = false;
   std::vector<StoredDiagnostic> Stored;
 };

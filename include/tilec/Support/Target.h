@@ -33,6 +33,9 @@ struct Target {
   int NumSMs = 0;
   /// T.gemm may use mma.sync (sm_80+); off: CUDA-core FMA everywhere.
   bool TensorCores = true;
+  /// T.gemm may use wgmma (sm_90, compiled for sm_90a); off (--no-wgmma):
+  /// the sm_80 lowering (mma.sync).
+  bool Wgmma = false;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};

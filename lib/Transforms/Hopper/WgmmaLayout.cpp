@@ -1,0 +1,241 @@
+//===- WgmmaLayout.cpp - Which T.gemms run as wgmma (sm_90a) --------------===//
+
+#include "WgmmaLayout.h"
+#include "ApplySharedLayouts.h"
+#include "IndexExprToIR.h"
+#include "WgmmaGemm.h"
+#include "tilec/IR/Builder.h"
+#include "tilec/Support/Diagnostics.h"
+
+using namespace tilec;
+using namespace tilec::ir;
+using layout::Fragment;
+using layout::WgmmaSharedLayout;
+
+namespace {
+
+std::string name(const Value *V) { return V->getNameHint().str(); }
+
+/// The annotate_layout op of shared buffer \p Buf, if any.
+Operation *userAnnotation(const Value *Buf) {
+  for (const Use &U : Buf->getUses())
+    if (U.User->is(OpKind::AnnotateLayout))
+      return U.User;
+  return nullptr;
+}
+
+class KernelWgmmaLayout {
+public:
+  KernelWgmmaLayout(Operation &Kernel, const Target &Tgt,
+                    DiagnosticEngine &Diags)
+      : Kernel(Kernel), Tgt(Tgt), Diags(Diags),
+        Threads(kernelThreadCount(Kernel)) {}
+
+  void run() {
+    std::vector<Operation *> Ops;
+    Kernel.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Gemm))
+        Ops.push_back(&Op);
+    });
+    for (Operation *Op : Ops) {
+      // wgmma plans assume the gemm runs on all of the kernel's
+      // warpgroups; gemms in role blocks keep gemm-layout's role-aware
+      // mma.sync lowering.
+      if (enclosingRole(*Op))
+        return fallBack(*Op, "it is inside a T.ws role block or a branch on "
+                             "the thread index");
+      std::string Why;
+      auto P = planWgmmaGemm(*Op, Tgt, Threads, Why);
+      if (!P)
+        return fallBack(*Op, Why);
+      Gemms.push_back({Op, *P});
+    }
+    if (Gemms.empty())
+      return;
+    unifyWarpgroupSplit();
+    for (Planned &G : Gemms)
+      if (!requireLayouts(G))
+        return;
+    if (!resolveShared())
+      return;
+    apply();
+  }
+
+private:
+  struct Planned {
+    Operation *Op;
+    WgmmaPlan Plan;
+  };
+
+  Operation &Kernel;
+  const Target &Tgt;
+  DiagnosticEngine &Diags;
+  int64_t Threads;
+  std::vector<Planned> Gemms;
+  std::vector<std::pair<Value *, Fragment>> Fragments;
+  struct SharedUse {
+    Planned *G;
+    bool OperandA;
+  };
+  struct SharedUses {
+    Value *Buf;
+    std::vector<SharedUse> Uses;
+  };
+  std::vector<SharedUses> Shared;
+
+  void fallBack(const Operation &Gemm, const std::string &Why) {
+    Diags.report(Gemm.getLoc(), diag::remark_gemm_not_wgmma)
+        << Why + "; this kernel's T.gemms use the sm_80 lowering";
+  }
+
+  /// One warpgroup split for all gemms when one fits them all: row
+  /// statistics of one accumulator then live on the threads holding the
+  /// same rows of the next (as gemm-layout does for warps).
+  void unifyWarpgroupSplit() {
+    int64_t Warpgroups = Threads / 128;
+    std::vector<int64_t> Order = {Gemms.front().Plan.MWarpgroups};
+    for (int64_t MW = 1; MW <= Warpgroups; ++MW)
+      if (Warpgroups % MW == 0)
+        Order.push_back(MW);
+    for (int64_t MW : Order) {
+      std::vector<WgmmaPlan> Split;
+      for (const Planned &G : Gemms)
+        if (auto P = withWarpgroupSplit(G.Plan, MW, Warpgroups / MW))
+          Split.push_back(*P);
+      if (Split.size() != Gemms.size())
+        continue;
+      for (size_t I = 0; I != Gemms.size(); ++I)
+        Gemms[I].Plan = Split[I];
+      return;
+    }
+  }
+
+  bool requireLayouts(Planned &G) {
+    Operation &Op = *G.Op;
+    WgmmaPlan &P = G.Plan;
+    if (!requireFragment(Op.getOperand(2), P.fragmentC(), Op))
+      return false;
+    Value *A = Op.getOperand(0);
+    if (P.ARegisters) {
+      if (!requireFragment(A, P.fragmentA(), Op))
+        return false;
+    } else {
+      useShared(A, G, true);
+    }
+    useShared(Op.getOperand(1), G, false);
+    return true;
+  }
+
+  bool requireFragment(Value *Buf, const Fragment &F, const Operation &Gemm) {
+    for (auto &[Other, Layout] : Fragments)
+      if (Other == Buf) {
+        if (Layout.toString() == F.toString())
+          return true;
+        fallBack(Gemm, "fragment '" + name(Buf) +
+                           "' would need two register layouts");
+        return false;
+      }
+    Fragments.push_back({Buf, F});
+    return true;
+  }
+
+  void useShared(Value *Buf, Planned &G, bool OperandA) {
+    for (SharedUses &S : Shared)
+      if (S.Buf == Buf)
+        return S.Uses.push_back({&G, OperandA});
+    Shared.push_back({Buf, {{&G, OperandA}}});
+  }
+
+  /// One swizzle per shared buffer (its layout does not depend on the
+  /// major-ness, only the descriptors do): the largest every use's
+  /// instructions can read, or the user's annotation when it is canonical.
+  bool resolveShared() {
+    for (SharedUses &S : Shared) {
+      auto Fits = [&](int64_t Swizzle) {
+        return llvm::all_of(S.Uses, [&](const SharedUse &U) {
+          return U.G->Plan.swizzleFits(U.OperandA, Swizzle);
+        });
+      };
+      std::optional<int64_t> Chosen;
+      Operation *Annot = userAnnotation(S.Buf);
+      for (int64_t Swizzle : {128, 64, 32, 0})
+        if (!Chosen && Fits(Swizzle) &&
+            (!Annot || matchesUserLayout(*Annot, S.Uses.front(), Swizzle)))
+          Chosen = Swizzle;
+      if (!Chosen) {
+        fallBack(*S.Uses.front().G->Op,
+                 Annot ? "the layout annotated on shared buffer '" +
+                             name(S.Buf) + "' is not one wgmma can read"
+                       : "no wgmma layout of shared buffer '" + name(S.Buf) +
+                             "' serves all its T.gemms");
+        return false;
+      }
+      for (SharedUse &U : S.Uses)
+        (U.OperandA ? U.G->Plan.ASwizzle : U.G->Plan.BSwizzle) = *Chosen;
+    }
+    return true;
+  }
+
+  /// Whether the user's annotation is the canonical layout with \p Swizzle.
+  bool matchesUserLayout(Operation &Annot, const SharedUse &U,
+                         int64_t Swizzle) {
+    std::string Why;
+    auto User = annotatedSharedLayout(
+        Annot.getOperand(0), Annot.getStringAttr("layout").value_or(""), Why);
+    WgmmaSharedLayout L =
+        U.OperandA ? U.G->Plan.sharedA() : U.G->Plan.sharedB();
+    L.SwizzleBytes = Swizzle;
+    return User && L.layout().isEquivalent(*User).value_or(false);
+  }
+
+  void apply() {
+    for (Planned &G : Gemms)
+      recordWgmmaPlan(*G.Op, G.Plan);
+    Builder B;
+    for (auto &[Buf, F] : Fragments)
+      annotateAfterAlloc(B, Buf, F.toString());
+    for (SharedUses &S : Shared) {
+      if (Operation *Annot = userAnnotation(S.Buf))
+        Annot->erase();
+      const SharedUse &U = S.Uses.front();
+      WgmmaSharedLayout L =
+          U.OperandA ? U.G->Plan.sharedA() : U.G->Plan.sharedB();
+      annotateAfterAlloc(B, S.Buf, L.annotation(name(S.Buf)));
+    }
+  }
+
+  void annotateAfterAlloc(Builder &B, Value *Buf, const std::string &Text) {
+    Operation *Alloc = Buf->getDefiningOp();
+    if (Alloc)
+      B.setInsertionPointAfter(Alloc);
+    else
+      B.setInsertionPointToStart(Kernel.getBody());
+    B.setLoc(Alloc ? Alloc->getLoc() : Kernel.getLoc());
+    B.createAnnotateLayout(Buf, Text);
+  }
+};
+
+class WgmmaLayoutPass : public Pass {
+public:
+  llvm::StringRef name() const override { return "wgmma-layout"; }
+  llvm::StringRef description() const override {
+    return "Plan T.gemms as Hopper wgmma and pin their operand layouts";
+  }
+
+  bool run(Operation &Module, PassContext &Ctx) override {
+    std::vector<Operation *> Kernels;
+    Module.walk([&](Operation &Op) {
+      if (Op.is(OpKind::Kernel))
+        Kernels.push_back(&Op);
+    });
+    for (Operation *Kernel : Kernels)
+      KernelWgmmaLayout(*Kernel, Ctx.Tgt, Ctx.Diags).run();
+    return true;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tilec::createWgmmaLayoutPass() {
+  return std::make_unique<WgmmaLayoutPass>();
+}

@@ -1,0 +1,40 @@
+//===- WgmmaLayout.h - Which T.gemms run as wgmma (sm_90a) -----*- C++ -*-===//
+//
+// Expects: kernels after expand-tile-ops, before gemm-layout and
+//   layout-inference, on a target with wgmma (sm_90 without --no-wgmma);
+//   each `gemm %A, %B, %C` has a fragment C and static rank-2 operands.
+// Does: per kernel, plans every gemm with planWgmmaGemm (WgmmaGemm.h).
+//   When every gemm of the kernel has a plan (all or none, so that the
+//   fragments the gemms share, e.g. attention's scores and their cast
+//   copy, see one register model), the gemms of the kernel share one
+//   warpgroup split when one fits them all (the first gemm's, else the
+//   first that fits), and for each gemm:
+//   - records the plan (`wgmma`, `wgmma_swizzle`, `mma_shape`);
+//   - pins C and a fragment A to the wgmma fragments with
+//     `annotate_layout %F {layout = "Fragment(...)"}` after their allocs;
+//   - annotates each shared operand with its canonical wgmma layout,
+//     `make_wgmma_layout(X, k_major=K, swizzle=S)` (apply-shared-layouts
+//     applies it to every access; plan-shared-memory aligns the buffer to
+//     its swizzle atom). A user's annotation of an operand is kept in
+//     substance when it is one of the canonical layouts the instruction
+//     can read (the annotation is rewritten to that form).
+//   Otherwise (a gemm without a plan, an operand two gemms need in
+//   layouts no one swizzle serves, a user layout wgmma cannot read, a fragment
+//   two gemms need in different layouts) the kernel's gemms are left alone for
+//   gemm-layout (mma.sync or CUDA cores) and a remark says why
+//   (`--remarks`).
+// Guarantees: a gemm with `wgmma` has C (and a fragment A) pinned to the
+//   wgmma fragments and every shared operand annotated with a layout its
+//   descriptors can describe; gemm-layout skips such gemms.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_TRANSFORMS_HOPPER_WGMMALAYOUT_H
+#define TILEC_TRANSFORMS_HOPPER_WGMMALAYOUT_H
+
+#include "tilec/Transforms/Pass.h"
+
+namespace tilec {
+std::unique_ptr<Pass> createWgmmaLayoutPass();
+} // namespace tilec
+
+#endif // TILEC_TRANSFORMS_HOPPER_WGMMALAYOUT_H
