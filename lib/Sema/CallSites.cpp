@@ -114,8 +114,9 @@ void runDriver(Interp &I, const Module &M) {
 void probeConstHints(Interp &I, FunctionObj &F, CallSite &S) {
   CallArgs Args;
   for (const auto &[Name, V] : S.Args) {
+    const std::string &Arg = Name; // lambdas cannot capture bindings (C++17)
     if (llvm::none_of(*F.Params,
-                      [&](const Param &P) { return P.Name == Name; })) {
+                      [&](const Param &P) { return P.Name == Arg; })) {
       S.ConstHints.try_emplace(Name, V);
       continue;
     }
