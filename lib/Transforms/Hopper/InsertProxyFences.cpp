@@ -69,8 +69,8 @@ private:
     });
     for (Operation *Fence : Fences) {
       Operation *Next = Fence->getNextNode();
-      while (Next && (Next->is(OpKind::FenceProxyAsync) ||
-                      (Next->is(OpKind::Barrier) && !Next->hasAttr("id")))) {
+      while (Next &&
+             (Next->is(OpKind::FenceProxyAsync) || Next->is(OpKind::Barrier))) {
         Fence->moveAfter(Next);
         Next = Fence->getNextNode();
       }
@@ -116,8 +116,10 @@ private:
       S.InFlight = true;
     else if (writesOperand(Op))
       S.Unfenced = true;
-    bool BlockBarrier = Op.is(OpKind::Barrier) && !Op.hasAttr("id");
-    if ((BlockBarrier || Op.is(OpKind::Wgmma)) && S.Unfenced) {
+    // Block and named barriers, and mbarrier arrivals (a role handing its
+    // tiles to another), publish the writes before them.
+    bool Publishes = Op.is(OpKind::Barrier) || Op.is(OpKind::MBarrierArrive);
+    if ((Publishes || Op.is(OpKind::Wgmma)) && S.Unfenced) {
       fenceBefore(Op);
       S.Unfenced = false;
     }

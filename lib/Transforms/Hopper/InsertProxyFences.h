@@ -13,13 +13,13 @@
 // Does: walks each kernel with wgmma in program order, tracking whether a
 //   generic write of a buffer some wgmma reads may be unfenced: a store,
 //   vcopy or atomic makes it so at once, a cp_async at the next
-//   cp_async_wait (its data is complete only there). Before every block
-//   barrier (`barrier` without id) reached in that state, and before a
-//   wgmma reached in it without a barrier in between, it inserts
-//   `fence_proxy_async`. A `wgmma_fence` that insert-barriers left right
-//   before such a barrier (and fence) moves after them, next to its
-//   wgmmas. Loops are walked twice, so that a write at the end
-//   of an iteration fences the barrier at the start of the next; both
+//   cp_async_wait (its data is complete only there). Before every barrier
+//   (block or named) and every mbarrier_arrive (a role publishing its
+//   tiles) reached in that state, and before a wgmma reached in it without
+//   such a point in between, it inserts `fence_proxy_async`. A `wgmma_fence`
+//   that insert-barriers left right before such a barrier (and fence) moves
+//   after them, next to its wgmmas. Loops are walked twice, so that a write at
+//   the end of an iteration fences the barrier at the start of the next; both
 //   branches of an `if` are walked from the same state.
 // Guarantees: every path from a generic write of a wgmma operand to a
 //   wgmma that may read it crosses a fence_proxy_async placed after the

@@ -28,7 +28,7 @@ public:
       return false;
     B.setInsertionPoint(&Gemm);
     B.setLoc(Gemm.getLoc());
-    bindWarpgroup(*Kernel);
+    bindWarpgroup();
     if (Gemm.getBoolAttr("clear_accum").value_or(false))
       emitClear();
     std::vector<Value *> Regs = {C};
@@ -59,9 +59,11 @@ private:
     return std::vector<unsigned>(V.size(), 1);
   }
 
-  void bindWarpgroup(Operation &Kernel) {
+  /// wm, wn of the executing thread's warpgroup among the threads the gemm
+  /// runs on (a role block's, numbered from its first).
+  void bindWarpgroup() {
     IndexAtoms Atoms;
-    IndexExpr T = Atoms.toExpr(emitLinearThreadId(B, Kernel));
+    IndexExpr T = Atoms.toExpr(emitRangeThreadId(B, Gemm));
     IndexExpr Wg = floorDiv(T, 128);
     auto Bind = [&](llvm::StringRef Name, IndexExpr E, int64_t Extent) {
       Idx.bind(Name,

@@ -7,7 +7,9 @@
 //   with the plan's `make_wgmma_layout` (applied later by
 //   apply-shared-layouts).
 // Does: replaces each such gemm by the work of one warpgroup. With tx the
-//   linear thread id, wg = tx // 128, wm = wg % MW, wn = wg // MW:
+//   linear thread id within the gemm's threads (threadRangeOf: a role
+//   block's, counted from its first), wg = tx // 128, wm = wg % MW,
+//   wn = wg // MW:
 //     [clear_accum: every C register = 0]
 //     wgmma_fence %C[, %A]
 //     for %ks in [0, K / k) {unroll}, mi, ni {unroll}:

@@ -211,8 +211,8 @@ std::optional<WgmmaPlan> tilec::planWgmmaGemm(const Operation &Gemm,
     return std::nullopt;
   auto W = *Policy == layout::GemmWarpPolicy::Square
                ? leastTrafficSplit(P, Threads / 128)
-               : layout::computeWarpPartition(P.M, P.N, Threads / 128,
-                                              *Policy, /*NPerWarp=*/8,
+               : layout::computeWarpPartition(P.M, P.N, Threads / 128, *Policy,
+                                              /*NPerWarp=*/8,
                                               /*MPerWarp=*/64);
   if (!W) {
     Why = "the " + std::to_string(P.M) + "x" + std::to_string(P.N) +

@@ -28,8 +28,7 @@ class KernelWgmmaLayout {
 public:
   KernelWgmmaLayout(Operation &Kernel, const Target &Tgt,
                     DiagnosticEngine &Diags)
-      : Kernel(Kernel), Tgt(Tgt), Diags(Diags),
-        Threads(kernelThreadCount(Kernel)) {}
+      : Kernel(Kernel), Tgt(Tgt), Diags(Diags) {}
 
   void run() {
     std::vector<Operation *> Ops;
@@ -38,17 +37,18 @@ public:
         Ops.push_back(&Op);
     });
     for (Operation *Op : Ops) {
-      // wgmma plans assume the gemm runs on all of the kernel's
-      // warpgroups; gemms in role blocks keep gemm-layout's role-aware
-      // mma.sync lowering.
-      if (enclosingRole(*Op))
-        return fallBack(*Op, "it is inside a T.ws role block or a branch on "
-                             "the thread index");
+      // A gemm in a role block (T.ws, `if tx < K`) runs on the role's
+      // threads, which must be whole, aligned warpgroups.
+      ThreadRange Range = threadRangeOf(*Op);
+      if (Range.Offset % 128)
+        return fallBack(*Op, "its threads start at thread " +
+                                 std::to_string(Range.Offset) +
+                                 ", not on a warpgroup");
       std::string Why;
-      auto P = planWgmmaGemm(*Op, Tgt, Threads, Why);
+      auto P = planWgmmaGemm(*Op, Tgt, Range.Count, Why);
       if (!P)
         return fallBack(*Op, Why);
-      Gemms.push_back({Op, *P});
+      Gemms.push_back({Op, *P, Range});
     }
     if (Gemms.empty())
       return;
@@ -65,12 +65,12 @@ private:
   struct Planned {
     Operation *Op;
     WgmmaPlan Plan;
+    ThreadRange Range;
   };
 
   Operation &Kernel;
   const Target &Tgt;
   DiagnosticEngine &Diags;
-  int64_t Threads;
   std::vector<Planned> Gemms;
   std::vector<std::pair<Value *, Fragment>> Fragments;
   struct SharedUse {
@@ -92,7 +92,10 @@ private:
   /// statistics of one accumulator then live on the threads holding the
   /// same rows of the next (as gemm-layout does for warps).
   void unifyWarpgroupSplit() {
-    int64_t Warpgroups = Threads / 128;
+    ThreadRange Range = Gemms.front().Range;
+    if (llvm::any_of(Gemms, [&](const Planned &G) { return G.Range != Range; }))
+      return;
+    int64_t Warpgroups = Range.Count / 128;
     std::vector<int64_t> Order = {Gemms.front().Plan.MWarpgroups};
     for (int64_t MW = 1; MW <= Warpgroups; ++MW)
       if (Warpgroups % MW == 0)

@@ -3,12 +3,14 @@
 // Expects: kernels after expand-tile-ops, before gemm-layout and
 //   layout-inference, on a target with wgmma (sm_90 without --no-wgmma);
 //   each `gemm %A, %B, %C` has a fragment C and static rank-2 operands.
-// Does: per kernel, plans every gemm with planWgmmaGemm (WgmmaGemm.h).
+// Does: per kernel, plans every gemm with planWgmmaGemm (WgmmaGemm.h) for
+//   the threads it runs on (threadRangeOf: a role block's, which must
+//   start on a warpgroup, else the kernel's).
 //   When every gemm of the kernel has a plan (all or none, so that the
 //   fragments the gemms share, e.g. attention's scores and their cast
-//   copy, see one register model), the gemms of the kernel share one
-//   warpgroup split when one fits them all (the first gemm's, else the
-//   first that fits), and for each gemm:
+//   copy, see one register model), the gemms of the kernel (on one thread
+//   range) share one warpgroup split when one fits them all (the first gemm's,
+//   else the first that fits), and for each gemm:
 //   - records the plan (`wgmma`, `wgmma_swizzle`, `mma_shape`);
 //   - pins C and a fragment A to the wgmma fragments with
 //     `annotate_layout %F {layout = "Fragment(...)"}` after their allocs;
