@@ -109,6 +109,25 @@ public:
   Value Configs;
 };
 
+/// Shared by HostModel.cpp and HostTensors.cpp.
+namespace host {
+/// The keyword argument Name of a call, or null.
+const Value *keyword(const CallArgs &A, llvm::StringRef Name);
+/// `Self.Name`, a method of the modelled object Self.
+Value methodOf(const Value &Self, llvm::StringRef Name);
+/// A tensor of the given shape and dtype (None: unknown).
+Value makeTensor(llvm::StringRef Path, std::vector<Value> Shape, Value DT);
+/// `torch.<Fn>(...)` when it makes a tensor of a known shape.
+std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
+                                  llvm::StringRef Path);
+/// `t.<Name>(...)` of a tensor T when the result's shape is known.
+std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
+                                  llvm::StringRef Name, const CallArgs &A);
+/// `t.<Attr>` of a tensor T (shape, dtype, T, methods).
+std::optional<Value> tensorAttribute(const Value &Self, const TensorModel &T,
+                                     llvm::StringRef Attr);
+} // namespace host
+
 /// A host-only value named Path standing for the modelled object M.
 Value makeHostValue(std::string Path, std::shared_ptr<HostModel> M);
 /// The model of V, if V is a modelled host-only value.

@@ -17,7 +17,8 @@
 //   KernelGen.cpp   prim_func -> func, T.Kernel, allocations, loops
 //   TileOps.cpp     copy, fill, gemm, reduce, cumsum, atomics, layouts
 //   Module.cpp      module level, kernel discovery, buildModule
-//   HostModel.cpp   torch tensors, argparse and classes of host drivers
+//   HostModel.cpp   argparse, classes, device queries of host drivers
+//   HostTensors.cpp torch tensor shapes in host drivers
 //   CallSites.cpp   the arguments a file's driver passes to its kernels
 //
 // Error handling: a failed expression reports once and yields Poison; the
