@@ -284,8 +284,11 @@ void KernelEmitter::emitOp(const Operation &Op) {
 /// `f(a, &buf[i], buf)`: scalars by value, buffer groups by address. A call
 /// whose result is unused is a statement, as TVM emits it: TileLang code
 /// gives plugins returning void a dtype (T.call_extern(..., dtype=T)).
-/// __syncthreads, or bar.sync id, count for a named barrier.
+/// __syncthreads, bar.sync id, count for a named barrier, or the grid
+/// barrier of cooperative groups (which also orders global memory).
 void KernelEmitter::emitBarrier(const Operation &Op) {
+  if (isGridBarrier(Op))
+    return W.line(std::string(cudaDialect().GridSync) + "();");
   std::optional<int64_t> Id = Op.getIntAttr("id");
   if (!Id)
     return W.line(std::string(cudaDialect().SyncThreads) + "();");

@@ -262,7 +262,6 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
 /// TileLang names tilec knows but does not implement yet.
 static bool isUnsupportedTileLangName(llvm::StringRef Name) {
   static const char *const Names[] = {"sync_warp",
-                                      "sync_grid",
                                       "print",
                                       "device_assert",
                                       "alloc_tmem",
