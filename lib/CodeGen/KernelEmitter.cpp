@@ -492,7 +492,8 @@ void KernelEmitter::emitMma(const Operation &Op) {
 }
 
 /// atomicAdd/Max/Min; float max/min through the CAS helpers of
-/// tilec_runtime.h, 64-bit integer add through unsigned long long.
+/// tilec_runtime.h, 64-bit integers through (unsigned) long long. Each
+/// returns the previous value, which a result (return_prev) is bound to.
 void KernelEmitter::emitAtomic(const Operation &Op) {
   StringRef Kind = *Op.getStringAttr("kind");
   DType T = Op.getOperand(0)->getType().getDType();
@@ -520,7 +521,12 @@ void KernelEmitter::emitAtomic(const Operation &Op) {
            fmt::format("atomic {} on {}", Kind.str(), tileLangName(T)));
     return;
   }
-  W.line(call(Fn, {Addr, Value}).Text + ";");
+  Expr Call = call(Fn, {Addr, Value});
+  if (Op.getNumResults() == 0 || Op.getResult()->use_empty())
+    return W.line(Call.Text + ";");
+  if (T == DType::Int64 || T == DType::UInt64)
+    Call = {"(" + E.typeName(T, Op) + ")" + Call.Text, PrecUnary};
+  declare(Op.getResult(), Call, Op);
 }
 
 /// __shfl_xor_sync(mask, v, lane, width); types narrower than 32 bits go

@@ -527,11 +527,12 @@ Value sema::tAtomic(Interp &I, BoundArgs &A) {
         << llvm::StringRef(A.Spec->Name);
     return Value::poison();
   }
-  if (*Prev) {
-    I.error(A.range(3), diag::err_feature_unsupported) << "return_prev=True";
-    return Value::poison();
-  }
   if (isRegionValue(A[1])) {
+    if (*Prev) {
+      I.error(A.range(3), diag::err_feature_unsupported)
+          << "return_prev=True on a region atomic";
+      return Value::poison();
+    }
     auto Src = regionOf(I, A[1], A.range(1), A.name() + " value");
     if (!Src || !checkBounds(I, *Dst, A.range(0)))
       return Value::poison();
@@ -546,8 +547,9 @@ Value sema::tAtomic(Interp &I, BoundArgs &A) {
   ir::Value *V = I.toRuntimeAs(A[1], Dst->Buf->Ty, A.range(1));
   if (!V)
     return Value::poison();
-  I.B.createAtomic(Kind, Dst->R.Buffer, Dst->R.Indices, V);
-  return Value::none();
+  ir::Operation *Op =
+      I.B.createAtomic(Kind, Dst->R.Buffer, Dst->R.Indices, V, *Prev);
+  return *Prev ? Value::runtime(Op->getResult()) : Value::none();
 }
 
 //===----------------------------------------------------------------------===//
