@@ -477,13 +477,11 @@ __device__ inline float philoxUniform(unsigned *S) {
                    1.1641532182693481e-10f);
 }
 
-/* curand_uniform_double(): two words X, Y as the 53-bit Z = X ^ (Y << 21),
- * Z * 2^-53 + 2^-54, in (0, 1]. */
+/* curand_uniform_double() of the Philox generator: one word W,
+ * W * 2^-32 + 2^-32, in (0, 1]. */
 __device__ inline double philoxUniformDouble(unsigned *S) {
-  unsigned long long X = philoxNext(S);
-  unsigned long long Y = philoxNext(S);
-  unsigned long long Z = X ^ (Y << 21);
-  return __fma_rn((double)Z, 1.1102230246251565e-16, 5.5511151231257827e-17);
+  return __fma_rn((double)philoxNext(S), 2.3283064365386963e-10,
+                  2.3283064365386963e-10);
 }
 
 #undef TILEC_DEFINE_MMA

@@ -276,8 +276,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "wgmma_gemm",
                                       "tcgen05_gemm",
                                       "gemm_sp",
-                                      "reshape",
-                                      "view",
                                       "reduce_bitand",
                                       "reduce_bitor",
                                       "reduce_bitxor",

@@ -106,9 +106,9 @@ Value sema::tRngRand(Interp &I, BoundArgs &A) {
   return callRuntime(I, "tilec::philoxNext", State, {}, DType::UInt32);
 }
 
-/// T.rng_rand_float(bit=32, dist="uniform"): a uniform float in (0, 1]
-/// from one word (curand_uniform), or a double from two words
-/// (curand_uniform_double). The normal distribution is not supported yet.
+/// T.rng_rand_float(bit=32, dist="uniform"): a uniform float (bit=32,
+/// curand_uniform) or double (bit=64, curand_uniform_double) in (0, 1],
+/// each from one word. The normal distribution is not supported yet.
 Value sema::tRngRandFloat(Interp &I, BoundArgs &A) {
   auto Bits = I.constInt(A[0], A.range(0), "bit");
   if (!Bits)
