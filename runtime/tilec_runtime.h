@@ -28,6 +28,9 @@
  *   wgmmaFenceOperands, fenceProxyAsync
  *                        Hopper warpgroup MMA (sm_90a; the wgmma itself is
  *                        inline PTX in the generated kernel).
+ *   philoxInit, philoxNext, philoxUniform, philoxUniformDouble
+ *                        the Philox4x32-10 generator of T.rng_init and
+ *                        T.rng_rand*, producing curand's Philox sequence.
  *
 \*===----------------------------------------------------------------------===*/
 #ifndef TILEC_RUNTIME_H
@@ -44,7 +47,8 @@ typedef enum tilecStatus {
   TILEC_ERROR_UNSUPPORTED = 3,
   TILEC_ERROR_OUT_OF_MEMORY = 4,
   TILEC_ERROR_SHAPE_MISMATCH = 5,
-  TILEC_ERROR_INVALID_GRID = 6
+  TILEC_ERROR_INVALID_GRID = 6,
+  TILEC_ERROR_COOPERATIVE_GRID = 7
 } tilecStatus;
 
 static inline const char *tilecGetErrorString(int Status) {
@@ -63,6 +67,9 @@ static inline const char *tilecGetErrorString(int Status) {
     return "argument shape does not match the kernel";
   case TILEC_ERROR_INVALID_GRID:
     return "grid extent computed from the arguments is out of range";
+  case TILEC_ERROR_COOPERATIVE_GRID:
+    return "grid of a kernel using T.sync_grid has more blocks than the "
+           "device can hold at once";
   }
   return "unknown tilec error";
 }
@@ -457,6 +464,101 @@ __device__ inline void mbarrierExpectTx(void *Bar, unsigned Bytes) {
 /// 32); like __syncthreads, it orders shared-memory accesses among them.
 __device__ inline void namedBarrierSync(unsigned Id, unsigned Count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(Id), "r"(Count) : "memory");
+}
+
+/* Philox4x32-10 (Salmon, Moraes, Dror, Shaw: "Parallel random numbers: as
+ * easy as 1, 2, 3", SC'11), with the stream layout of curand's
+ * curandStatePhilox4_32_10_t, so that T.rng_* draw what TileLang's curand
+ * calls draw. A 128-bit counter (words 0-3, least significant first) is
+ * encrypted under a 64-bit key (the seed) into four output words; the
+ * stream of (seed, seq, off) is word (off % 4) of the block of counter
+ * seq * 2^64 + off / 4, then the following words, four per counter value.
+ *
+ * State (11 unsigned words, the rng_state array Sema allocates): counter
+ * [0, 4), key [4, 6), the current counter's output [6, 10), the index of
+ * the next output word [10]. */
+namespace philox {
+constexpr unsigned Ctr = 0, Key = 4, Out = 6, Next = 10;
+constexpr unsigned Mul0 = 0xD2511F53u, Mul1 = 0xCD9E8D57u;
+constexpr unsigned Weyl0 = 0x9E3779B9u, Weyl1 = 0xBB67AE85u;
+
+/* The ten rounds on S's counter and key, into S's output. */
+__device__ inline void encrypt(unsigned *S) {
+  unsigned C0 = S[Ctr], C1 = S[Ctr + 1], C2 = S[Ctr + 2], C3 = S[Ctr + 3];
+  unsigned K0 = S[Key], K1 = S[Key + 1];
+#pragma unroll
+  for (int Round = 0; Round != 10; ++Round) {
+    unsigned Hi0 = __umulhi(Mul0, C0), Lo0 = Mul0 * C0;
+    unsigned Hi1 = __umulhi(Mul1, C2), Lo1 = Mul1 * C2;
+    C0 = Hi1 ^ C1 ^ K0;
+    C1 = Lo1;
+    C2 = Hi0 ^ C3 ^ K1;
+    C3 = Lo0;
+    K0 += Weyl0;
+    K1 += Weyl1;
+  }
+  S[Out] = C0;
+  S[Out + 1] = C1;
+  S[Out + 2] = C2;
+  S[Out + 3] = C3;
+}
+
+/* Adds N to the 128-bit counter words [First, 4) (First 0: the whole
+ * counter; First 2: its upper half, the subsequence). */
+__device__ inline void addToCounter(unsigned *S, unsigned First,
+                                    unsigned long long N) {
+  unsigned long long Carry = 0;
+  for (unsigned W = First; W != 4; ++W) {
+    unsigned long long Sum =
+        (unsigned long long)S[Ctr + W] + (N & 0xFFFFFFFFull) + Carry;
+    S[Ctr + W] = (unsigned)Sum;
+    Carry = Sum >> 32;
+    N >>= 32;
+  }
+}
+} // namespace philox
+
+/* curand_init(Seed, Seq, Off): counter Seq * 2^64 + Off / 4, next word
+ * Off % 4. */
+__device__ inline void philoxInit(unsigned *S, unsigned long long Seed,
+                                  unsigned long long Seq,
+                                  unsigned long long Off) {
+  for (unsigned W = 0; W != 4; ++W)
+    S[philox::Ctr + W] = 0;
+  S[philox::Key] = (unsigned)Seed;
+  S[philox::Key + 1] = (unsigned)(Seed >> 32);
+  philox::addToCounter(S, 2, Seq);
+  philox::addToCounter(S, 0, Off / 4);
+  S[philox::Next] = (unsigned)(Off % 4);
+  philox::encrypt(S);
+}
+
+/* curand(): the next word; the counter advances after every fourth. */
+__device__ inline unsigned philoxNext(unsigned *S) {
+  unsigned I = S[philox::Next];
+  unsigned Word = I == 0   ? S[philox::Out]
+                  : I == 1 ? S[philox::Out + 1]
+                  : I == 2 ? S[philox::Out + 2]
+                           : S[philox::Out + 3];
+  if (I == 3) {
+    philox::addToCounter(S, 0, 1);
+    philox::encrypt(S);
+  }
+  S[philox::Next] = (I + 1) & 3u;
+  return Word;
+}
+
+/* curand_uniform(): Word * 2^-32 + 2^-33, in (0, 1]. */
+__device__ inline float philoxUniform(unsigned *S) {
+  return __fmaf_rn((float)philoxNext(S), 2.3283064365386963e-10f,
+                   1.1641532182693481e-10f);
+}
+
+/* curand_uniform_double() of the Philox generator: one word W,
+ * W * 2^-32 + 2^-32, in (0, 1]. */
+__device__ inline double philoxUniformDouble(unsigned *S) {
+  return __fma_rn((double)philoxNext(S), 2.3283064365386963e-10,
+                  2.3283064365386963e-10);
 }
 
 #undef TILEC_DEFINE_MMA

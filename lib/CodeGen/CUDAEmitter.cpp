@@ -54,10 +54,13 @@ std::string imports(const Operation &Module) {
   return Out;
 }
 
-std::string prelude(const std::set<DType> &Used, const CodeGenOptions &Opts) {
+std::string prelude(const std::set<DType> &Used, bool Cooperative,
+                    const CodeGenOptions &Opts) {
   CodeWriter W;
   W.line("// " + bannerText(Opts.BaseName + ".cu", Opts));
   W.directive(std::string("#include ") + cudaDialect().RuntimeHeader);
+  if (Cooperative)
+    W.directive(std::string("#include ") + cudaDialect().GridSyncHeader);
   if (Used.count(DType::Float16))
     W.directive("#include <cuda_fp16.h>");
   if (Used.count(DType::BFloat16))
@@ -120,8 +123,12 @@ bool tilec::emitCUDA(const Operation &Module, const CodeGenOptions &Opts,
     Ok &= emitFunc(Plan, Opts, Diags, Used, Body);
   if (!Ok)
     return false;
-  Out.Source =
-      resolveLineResets(prelude(Used, Opts) + imports(Module) + Body.str());
+  bool Cooperative = llvm::any_of(Plans, [](const FuncPlan &P) {
+    return llvm::any_of(P.Kernels,
+                        [](const KernelPlan &K) { return K.Cooperative; });
+  });
+  Out.Source = resolveLineResets(prelude(Used, Cooperative, Opts) +
+                                 imports(Module) + Body.str());
   Out.Header = emitHeader(Plans, Opts);
   Out.Manifest = emitManifest(Plans, Opts, Diags);
   return true;

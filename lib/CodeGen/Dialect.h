@@ -27,6 +27,16 @@ struct Dialect {
   const char *MallocAsync;
   const char *FreeAsync;
   const char *SyncThreads;
+  /// The grid barrier of a cooperative launch, and the header declaring it.
+  const char *GridSync;
+  const char *GridSyncHeader;
+  /// Launches a kernel cooperatively: (func, grid, block, args, shared
+  /// bytes, stream).
+  const char *LaunchCooperative;
+  const char *DeviceGetAttribute;
+  const char *CooperativeLaunchAttr;
+  const char *MultiProcessorCountAttr;
+  const char *MaxActiveBlocksPerSM;
   /// Prefix of the warp shuffles: __shfl_xor_sync, __shfl_down_sync, ...
   const char *ShflPrefix;
   const char *ShflSuffix;
@@ -46,6 +56,13 @@ inline const Dialect &cudaDialect() {
                             "cudaMallocAsync",
                             "cudaFreeAsync",
                             "__syncthreads",
+                            "cooperative_groups::this_grid().sync",
+                            "<cooperative_groups.h>",
+                            "cudaLaunchCooperativeKernel",
+                            "cudaDeviceGetAttribute",
+                            "cudaDevAttrCooperativeLaunch",
+                            "cudaDevAttrMultiProcessorCount",
+                            "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
                             "__shfl",
                             "_sync",
                             "0xffffffffu, "};

@@ -66,6 +66,10 @@ void emitPrototype(const FuncPlan &Plan, CodeWriter &W) {
                        "(cudaMallocAsync; TILEC_ERROR_OUT_OF_MEMORY when "
                        "that fails) and frees it after the last kernel.",
                        workspaceBytes(Plan)));
+  if (llvm::any_of(Plan.Kernels,
+                   [](const KernelPlan &K) { return K.Cooperative; }))
+    W.line(" * Launches T.sync_grid kernels cooperatively: every block must be "
+           "resident at once (TILEC_ERROR_COOPERATIVE_GRID otherwise).");
   W.line(" * Returns TILEC_SUCCESS or a tilecStatus error code. */");
   W.line(launcherPrototype(Plan) + ";");
 }

@@ -298,8 +298,11 @@ void KernelEmitter::emitOp(const Operation &Op) {
 /// `f(a, &buf[i], buf)`: scalars by value, buffer groups by address. A call
 /// whose result is unused is a statement, as TVM emits it: TileLang code
 /// gives plugins returning void a dtype (T.call_extern(..., dtype=T)).
-/// __syncthreads, or bar.sync id, count for a named barrier.
+/// __syncthreads, bar.sync id, count for a named barrier, or the grid
+/// barrier of cooperative groups (which also orders global memory).
 void KernelEmitter::emitBarrier(const Operation &Op) {
+  if (isGridBarrier(Op))
+    return W.line(std::string(cudaDialect().GridSync) + "();");
   std::optional<int64_t> Id = Op.getIntAttr("id");
   if (!Id)
     return W.line(std::string(cudaDialect().SyncThreads) + "();");
@@ -621,7 +624,8 @@ void KernelEmitter::emitWgmmaSync(const Operation &Op) {
 }
 
 /// atomicAdd/Max/Min; float max/min through the CAS helpers of
-/// tilec_runtime.h, 64-bit integer add through unsigned long long.
+/// tilec_runtime.h, 64-bit integers through (unsigned) long long. Each
+/// returns the previous value, which a result (return_prev) is bound to.
 void KernelEmitter::emitAtomic(const Operation &Op) {
   StringRef Kind = *Op.getStringAttr("kind");
   DType T = Op.getOperand(0)->getType().getDType();
@@ -649,7 +653,12 @@ void KernelEmitter::emitAtomic(const Operation &Op) {
            fmt::format("atomic {} on {}", Kind.str(), tileLangName(T)));
     return;
   }
-  W.line(call(Fn, {Addr, Value}).Text + ";");
+  Expr Call = call(Fn, {Addr, Value});
+  if (Op.getNumResults() == 0 || Op.getResult()->use_empty())
+    return W.line(Call.Text + ";");
+  if (T == DType::Int64 || T == DType::UInt64)
+    Call = {"(" + E.typeName(T, Op) + ")" + Call.Text, PrecUnary};
+  declare(Op.getResult(), Call, Op);
 }
 
 /// __shfl_xor_sync(mask, v, lane, width); types narrower than 32 bits go

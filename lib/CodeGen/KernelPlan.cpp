@@ -220,11 +220,20 @@ void orderCaptures(const FuncPlan &Plan, KernelPlan &K,
       Take(Op.getResult());
 }
 
+} // namespace
+
+bool codegen::isGridBarrier(const Operation &Op) {
+  return Op.is(OpKind::Barrier) && Op.getStringAttr("scope") == "grid";
+}
+
+namespace {
+
 void planCaptures(const FuncPlan &Plan, KernelPlan &K) {
   llvm::DenseSet<const Value *> Used;
   K.Op->walk([&](const Operation &Op) {
     if (&Op == K.Op)
       return;
+    K.Cooperative |= isGridBarrier(Op);
     recordAccess(K, Op);
     for (const Value *V : Op.getOperands())
       if (!definedInside(*K.Op, V))

@@ -12,7 +12,8 @@
 //     after them in 16-byte aligned slots, 128-byte aligned for buffers
 //     with a dim of a multiple of 128 bytes; unused buffers get no slot);
 //   - per global buffer: whether kernels read it, write it, and the widest
-//     vector access (for launcher alignment checks and manifest roles).
+//     vector access (for launcher alignment checks and manifest roles);
+//   - whether a kernel needs a cooperative launch (a grid barrier).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_LIB_CODEGEN_KERNELPLAN_H
@@ -56,6 +57,9 @@ struct KernelPlan {
   bool Wgmma = false;
   /// Accesses of buffers inside this kernel.
   llvm::DenseMap<const ir::Value *, BufferAccess> Access;
+  /// The kernel has a grid barrier (T.sync_grid): it is launched
+  /// cooperatively, with every block resident at once.
+  bool Cooperative = false;
 
   int64_t numThreads() const { return Threads[0] * Threads[1] * Threads[2]; }
 };
@@ -88,6 +92,9 @@ bool isWorkspace(const ir::Operation &Op);
 /// Fills \p Plan for \p Func. Returns false after reporting errors.
 bool planFunc(const ir::Operation &Func, const CodeGenOptions &Opts,
               FuncPlan &Plan, DiagnosticEngine &Diags);
+
+/// `barrier {scope = "grid"}` (T.sync_grid).
+bool isGridBarrier(const ir::Operation &Op);
 
 /// "input", "output" or "inout" for parameter \p I of \p Plan.
 const char *paramRole(const FuncPlan &Plan, unsigned I);

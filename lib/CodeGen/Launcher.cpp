@@ -71,6 +71,9 @@ public:
         emitHostValue(Op);
     for (const KernelPlan &K : Plan.Kernels)
       emitGridChecks(K);
+    for (const KernelPlan &K : Plan.Kernels)
+      if (K.Cooperative)
+        emitResidencyCheck(K);
     emitWorkspace();
     for (const KernelPlan &K : Plan.Kernels)
       emitLaunch(K);
@@ -96,6 +99,8 @@ private:
   void emitHostValue(const Operation &Op);
   void emitGridChecks(const KernelPlan &K);
   void emitLaunch(const KernelPlan &K);
+  void emitCooperativeLaunch(const KernelPlan &K);
+  void emitResidencyCheck(const KernelPlan &K);
   void emitSharedMemoryLimit(const KernelPlan &K);
 
   const FuncPlan &Plan;
@@ -222,7 +227,74 @@ void LauncherEmitter::emitGridChecks(const KernelPlan &K) {
                        fmt::join(Conditions, " || ")));
 }
 
+/// A grid barrier needs every block of the grid resident at once: the
+/// device must support cooperative launches, and the grid must not exceed
+/// the blocks per SM the occupancy calculator allows (with the kernel's
+/// threads and dynamic shared memory, set first) times the SM count.
+/// Checked with the other grid checks, before anything is launched.
+void LauncherEmitter::emitResidencyCheck(const KernelPlan &K) {
+  const std::vector<std::string> &Grid = Grids[K.Op];
+  W.open("");
+  if (K.SharedBytes > 48 * 1024) {
+    emitSharedMemoryLimit(K);
+  } else {
+    W.line("int device = 0;");
+    W.line("if (cudaGetDevice(&device) != cudaSuccess) " +
+           fail("TILEC_ERROR_LAUNCH_FAILED"));
+  }
+  W.line("int cooperative = 0, sm_count = 0, blocks_per_sm = 0;");
+  W.line(fmt::format("if ({}(&cooperative, {}, device) != {} || !cooperative)",
+                     D.DeviceGetAttribute, D.CooperativeLaunchAttr, D.Success));
+  W.line("  " + fail("TILEC_ERROR_UNSUPPORTED"));
+  W.line(fmt::format("if ({}(&sm_count, {}, device) != {} ||",
+                     D.DeviceGetAttribute, D.MultiProcessorCountAttr,
+                     D.Success));
+  W.line(fmt::format("    {}(&blocks_per_sm, {}, {}, {}) != {})",
+                     D.MaxActiveBlocksPerSM, K.Entry, K.numThreads(),
+                     K.SharedBytes, D.Success));
+  W.line("  " + fail("TILEC_ERROR_LAUNCH_FAILED"));
+  W.line(fmt::format("if ((int64_t)blocks_per_sm * sm_count < (int64_t){} * "
+                     "{} * {})",
+                     Grid[0], Grid[1], Grid[2]));
+  W.line("  " + fail("TILEC_ERROR_COOPERATIVE_GRID"));
+  W.close();
+}
+
+/// cudaLaunchCooperativeKernel takes the kernel's arguments as an array of
+/// pointers to values of the parameters' exact types.
+void LauncherEmitter::emitCooperativeLaunch(const KernelPlan &K) {
+  const std::vector<std::string> &Grid = Grids[K.Op];
+  NameTable Local = Names;
+  std::vector<std::string> Addresses;
+  for (const Value *V : K.Captures) {
+    std::string Type = E.typeName(V->getType().getDType(), *K.Op);
+    std::string Name = Local.get("arg_" + captureName(Plan, V));
+    Expr Arg = E.get(V);
+    if (V->getType().isBuffer())
+      W.line(fmt::format("{0}* {1} = static_cast<{0}*>({2});", Type, Name,
+                         Arg.Text));
+    else
+      W.line(fmt::format("{} {} = {};", Type, Name, Arg.Text));
+    Addresses.push_back("&" + Name);
+  }
+  std::string Args = Local.get("args");
+  if (Addresses.empty())
+    Addresses.push_back("NULL");
+  W.line(fmt::format("void *{}[] = {{{}}};", Args, fmt::join(Addresses, ", ")));
+  W.line(fmt::format("if ({}((const void *){}, dim3({}), dim3({}, {}, {}), {}, "
+                     "{}, stream) != {})",
+                     D.LaunchCooperative, K.Entry, fmt::join(Grid, ", "),
+                     K.Threads[0], K.Threads[1], K.Threads[2], Args,
+                     K.SharedBytes, D.Success));
+  W.line("  " + fail("TILEC_ERROR_LAUNCH_FAILED"));
+}
+
 void LauncherEmitter::emitLaunch(const KernelPlan &K) {
+  if (K.Cooperative) {
+    W.open("");
+    emitCooperativeLaunch(K);
+    return W.close();
+  }
   const std::vector<std::string> &Grid = Grids[K.Op];
   std::vector<std::string> Params;
   for (const Value *V : K.Captures) {

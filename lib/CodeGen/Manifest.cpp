@@ -55,6 +55,8 @@ Json launchJson(const KernelPlan &K, const std::vector<std::string> &Grid) {
   L["grid"] = Grid;
   L["block"] = {K.Threads[0], K.Threads[1], K.Threads[2]};
   L["shared_memory_bytes"] = K.SharedBytes;
+  if (K.Cooperative)
+    L["cooperative"] = true;
   return L;
 }
 

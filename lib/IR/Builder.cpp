@@ -222,11 +222,15 @@ Operation *Builder::createCumsum(Value *Src, Value *Dst, int64_t Dim,
 }
 
 Operation *Builder::createAtomic(llvm::StringRef Kind, Value *Dst,
-                                 llvm::ArrayRef<Value *> Indices, Value *V) {
+                                 llvm::ArrayRef<Value *> Indices, Value *V,
+                                 bool ReturnPrev) {
   std::vector<Value *> Operands;
   unsigned D = appendGroup(Operands, Dst, Indices);
   Operands.push_back(V);
-  return create(OpKind::Atomic, Operands, {D, 1}, {},
+  std::vector<Type> Results;
+  if (ReturnPrev)
+    Results.push_back(Type::scalar(Dst->getType().getDType()));
+  return create(OpKind::Atomic, Operands, {D, 1}, Results,
                 {{"kind", Attribute::string(Kind)}});
 }
 

@@ -712,8 +712,16 @@ bool Verifier::checkAtomic(const Operation &Op) {
       return fail(Op, "value must have the element type " +
                           irName(Dst.getDType()) + ", got " +
                           Src[0]->getType().str());
+    if (Op.getNumResults() > 1 ||
+        (Op.getNumResults() == 1 &&
+         Op.getResult()->getType() != Type::scalar(Dst.getDType())))
+      return fail(Op, "may have one result, the previous value, of the "
+                      "element type " +
+                          irName(Dst.getDType()));
     return true;
   }
+  if (Op.getNumResults() != 0)
+    return fail(Op, "the region form has no result");
   if (!checkAccess(Op, 0, true, "destination") ||
       !checkAccess(Op, 1, true, "source"))
     return false;

@@ -6,11 +6,21 @@ using namespace tilec;
 using namespace tilec::ir;
 using namespace tilec::ir::detail;
 
-/// barrier, or a named barrier `barrier {id = I, count = N}` (bar.sync I, N:
-/// ids 0-15, N a positive multiple of the warp size).
+/// barrier, a named barrier `barrier {id = I, count = N}` (bar.sync I, N:
+/// ids 0-15, N a positive multiple of the warp size), or the grid barrier
+/// `barrier {scope = "grid"}` (T.sync_grid), never inside a parallel loop.
 bool Verifier::checkBarrier(const Operation &Op) {
   if (!Op.getParentOfKind(OpKind::Kernel))
     return fail(Op, "must be inside a 'kernel'");
+  if (Op.hasAttr("scope")) {
+    std::optional<llvm::StringRef> Scope = Op.getStringAttr("scope");
+    if (!Scope || (*Scope != "block" && *Scope != "grid"))
+      return fail(Op, "attribute 'scope' must be \"block\" or \"grid\"");
+    if (*Scope == "grid" && (Op.hasAttr("id") || Op.hasAttr("count")))
+      return fail(Op, "a grid barrier takes no 'id' or 'count'");
+    if (*Scope == "grid" && Op.getParentOfKind(OpKind::Parallel))
+      return fail(Op, "a grid barrier cannot be inside a 'parallel' loop");
+  }
   std::optional<int64_t> Id = Op.getIntAttr("id");
   std::optional<int64_t> Count = Op.getIntAttr("count");
   if (Id.has_value() != Count.has_value())

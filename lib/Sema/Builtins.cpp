@@ -265,7 +265,6 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
 /// TileLang names tilec knows but does not implement yet.
 static bool isUnsupportedTileLangName(llvm::StringRef Name) {
   static const char *const Names[] = {"sync_warp",
-                                      "sync_grid",
                                       "print",
                                       "device_assert",
                                       "alloc_tmem",
@@ -280,8 +279,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "wgmma_gemm",
                                       "tcgen05_gemm",
                                       "gemm_sp",
-                                      "reshape",
-                                      "view",
                                       "reduce_bitand",
                                       "reduce_bitor",
                                       "reduce_bitxor",

@@ -16,6 +16,8 @@
 //   TBuiltins.cpp   T.* scalars, math, dtypes, types, symbols
 //   KernelGen.cpp   prim_func -> func, T.Kernel, allocations, loops
 //   TileOps.cpp     copy, fill, gemm, reduce, cumsum, atomics, layouts
+//   SyncOps.cpp     mbarriers, named and grid barriers, T.ws roles
+//   RandomOps.cpp   T.rng_init, T.rng_rand, T.rng_rand_float (Philox)
 //   Module.cpp      module level, kernel discovery, buildModule
 //   HostModel.cpp   argparse, classes, device queries of host drivers
 //   HostTensors.cpp torch tensor shapes in host drivers
@@ -280,6 +282,8 @@ public:
   std::vector<std::string> RolesWithoutRange;
   /// The thread count of each enclosing role block that has a range.
   std::vector<int64_t> RoleThreadCounts;
+  /// The Philox state array of each kernel that calls T.rng_init.
+  llvm::DenseMap<const ir::Operation *, ir::Value *> RngStates;
   /// `from tilelang.language import *` was seen.
   bool StarImportT = false;
 

@@ -133,6 +133,44 @@ void setThreadRange(RoleObj &Role, std::vector<int64_t> Ids,
 
 } // namespace
 
+/// What keeps some threads of the grid from reaching an op inserted at
+/// \p Here ("" when every thread does, as far as the kernel's structure
+/// goes): any enclosing op but a `for` (whose trip count must then be the
+/// same in every block: the program's responsibility, as in CUDA; a
+/// T.Pipelined loop would issue the next iteration's loads before it).
+static std::string gridSyncObstacle(Interp &I, ir::Block *Here) {
+  for (ir::Operation *Op = Here ? Here->getParentOp() : nullptr;
+       Op && Op != I.CurFunc->Kernel; Op = Op->getParentOp()) {
+    if (Op->is(ir::OpKind::For) && Op->getStringAttr("kind") == "pipelined")
+      return "a T.Pipelined loop";
+    if (Op->is(ir::OpKind::For))
+      continue;
+    if (Op->is(ir::OpKind::If))
+      return Op->hasAttr("thread_range") ? "a T.ws role block or a branch on "
+                                           "the thread index"
+                                         : "a runtime 'if'";
+    if (Op->is(ir::OpKind::Parallel))
+      return "T.Parallel";
+    return "a '" + Op->getName().str() + "' loop";
+  }
+  return "";
+}
+
+/// T.sync_grid(): every thread of every block of the grid waits here; the
+/// global memory writes before it are visible to every thread after it.
+/// The IR is `barrier {scope = "grid"}`; the emitter makes the kernel
+/// cooperative (launched with every block co-resident).
+Value sema::tSyncGrid(Interp &I, BoundArgs &A) {
+  std::string Obstacle = gridSyncObstacle(I, I.B.getInsertionBlock());
+  if (!Obstacle.empty()) {
+    I.error(A.CallRange, diag::err_sync_grid_placement) << Obstacle;
+    return Value::poison();
+  }
+  I.B.create(ir::OpKind::Barrier, {}, {}, {},
+             {{"scope", ir::Attribute::string("grid")}});
+  return Value::none();
+}
+
 /// T.alloc_barrier(arrive_count): shared u64 mbarriers, one per count,
 /// initialized by one thread and published by a block barrier before any
 /// thread can use them. Only at the kernel's top level, which every thread

@@ -527,11 +527,12 @@ Value sema::tAtomic(Interp &I, BoundArgs &A) {
         << llvm::StringRef(A.Spec->Name);
     return Value::poison();
   }
-  if (*Prev) {
-    I.error(A.range(3), diag::err_feature_unsupported) << "return_prev=True";
-    return Value::poison();
-  }
   if (isRegionValue(A[1])) {
+    if (*Prev) {
+      I.error(A.range(3), diag::err_feature_unsupported)
+          << "return_prev=True on a region atomic";
+      return Value::poison();
+    }
     auto Src = regionOf(I, A[1], A.range(1), A.name() + " value");
     if (!Src || !checkBounds(I, *Dst, A.range(0)))
       return Value::poison();
@@ -546,8 +547,9 @@ Value sema::tAtomic(Interp &I, BoundArgs &A) {
   ir::Value *V = I.toRuntimeAs(A[1], Dst->Buf->Ty, A.range(1));
   if (!V)
     return Value::poison();
-  I.B.createAtomic(Kind, Dst->R.Buffer, Dst->R.Indices, V);
-  return Value::none();
+  ir::Operation *Op =
+      I.B.createAtomic(Kind, Dst->R.Buffer, Dst->R.Indices, V, *Prev);
+  return *Prev ? Value::runtime(Op->getResult()) : Value::none();
 }
 
 //===----------------------------------------------------------------------===//
@@ -663,4 +665,60 @@ Value sema::lMakeSwizzled(Interp &I, BoundArgs &A) {
   }
   return Value::object(std::make_shared<LayoutObj>(std::string(A.Spec->Name) +
                                                    "(" + Buf->Name + ")"));
+}
+
+//===----------------------------------------------------------------------===//
+// Views
+//===----------------------------------------------------------------------===//
+
+/// The bits a buffer of \p Dims and \p Ty holds; nullopt for symbolic dims.
+static std::optional<int64_t> bitsOf(const std::vector<ir::Dim> &Dims,
+                                     DType Ty) {
+  int64_t Bits = bitWidth(Ty);
+  for (const ir::Dim &D : Dims) {
+    if (!D.isStatic())
+      return std::nullopt;
+    Bits *= D.getValue();
+  }
+  return Bits;
+}
+
+/// T.reshape(src, shape) / T.view(src, shape=None, dtype=None): TileLang's
+/// views aliasing a buffer's storage with another shape (and dtype). The
+/// shape is checked as TileLang checks it (same number of bits); the view
+/// itself is not implemented yet, so it is reported at the call.
+Value sema::tView(Interp &I, BoundArgs &A) {
+  bool Reshape = A.id() == BuiltinID::TReshape;
+  BufferObj *Src = I.bufferOf(A[0], A.range(0), A.name() + " source");
+  if (!Src)
+    return Value::poison();
+  std::vector<ir::Dim> Dims = Src->Dims;
+  DType Ty = Src->Ty;
+  if (!A[1].isNone()) {
+    auto Shape = I.shapeOf(A[1], A.range(1), A.name() + " shape",
+                           /*AllowSymbols=*/true, ir::scopeName(Src->Scope));
+    if (!Shape)
+      return Value::poison();
+    Dims = *Shape;
+  }
+  if (!Reshape && !A[2].isNone()) {
+    auto T = I.dtypeOf(A[2], A.range(2), "dtype of T.view");
+    if (!T)
+      return Value::poison();
+    Ty = *T;
+  }
+  auto Bits = bitsOf(Dims, Ty), SrcBits = bitsOf(Src->Dims, Src->Ty);
+  if (Bits && SrcBits && *Bits != *SrcBits) {
+    I.error(A.CallRange, diag::err_view_size)
+        << A.name() << formatDims(Dims) << tileLangName(Ty).str() << *Bits
+        << Src->Name << formatDims(Src->Dims) << tileLangName(Src->Ty).str()
+        << *SrcBits;
+    return Value::poison();
+  }
+  I.error(A.CallRange, diag::err_feature_unsupported)
+      << A.name() + " of " + ir::scopeName(Src->Scope).str() + " buffer '" +
+             Src->Name +
+             "' (a view aliasing its storage; copy through a buffer of the "
+             "new shape instead)";
+  return Value::poison();
 }

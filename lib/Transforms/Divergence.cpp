@@ -12,8 +12,11 @@ Divergence::Divergence(Operation &Kernel) {
 // Pre-order: operands are classified before their users (dominance), and a
 // loop's variable before its body.
 void Divergence::visit(Operation &Op) {
-  bool Source =
-      Op.is(OpKind::ThreadId) || Op.is(OpKind::Load) || Op.is(OpKind::Shfl);
+  // Results read from memory (loads, the previous value of an atomic, what
+  // an extern call returns) or from other lanes differ between threads.
+  bool Source = Op.is(OpKind::ThreadId) || Op.is(OpKind::Load) ||
+                Op.is(OpKind::Shfl) || Op.is(OpKind::Atomic) ||
+                Op.is(OpKind::CallExtern);
   if (Source || anyDivergent(Op.getOperands()))
     for (unsigned I = 0; I != Op.getNumResults(); ++I)
       Divergent.insert(Op.getResult(I));

@@ -160,9 +160,11 @@ public:
   /// cumsum %src, %dst {dim = 0, reverse = false}
   Operation *createCumsum(Value *Src, Value *Dst, int64_t Dim,
                           bool Reverse = false);
-  /// atomic %dst[..], %value {kind = "add"}          (element form)
+  /// [%prev =] atomic %dst[..], %value {kind = "add"} [: T] (element form;
+  /// with \p ReturnPrev its result is the element's previous value)
   Operation *createAtomic(llvm::StringRef Kind, Value *Dst,
-                          llvm::ArrayRef<Value *> Indices, Value *V);
+                          llvm::ArrayRef<Value *> Indices, Value *V,
+                          bool ReturnPrev = false);
   /// atomic %dst[..], %src[..] {kind = "add", extent = [..]} (region form;
   /// the extent is Src.Extent)
   Operation *createAtomic(llvm::StringRef Kind, const BufferRegion &Dst,
