@@ -248,6 +248,15 @@ static ir::Value *symbolValue(Interp &I, const SymbolObj &S, llvm::SMRange R) {
   return nullptr;
 }
 
+/// err_symbol_needs_value, with the driver's call when the symbol stands
+/// for an argument tilec could not evaluate there.
+static void reportSymbolNeedsValue(Interp &I, const SymbolObj &S,
+                                   llvm::SMRange R) {
+  I.error(R, diag::err_symbol_needs_value) << S.Name;
+  if (S.DriverCall.isValid())
+    I.Diags.report(S.DriverCall, diag::note_driver_symbolic) << S.Name;
+}
+
 ir::Value *Interp::toRuntime(const Value &V, llvm::SMRange R) {
   if (V.isRuntime())
     return V.getRuntime();
@@ -255,7 +264,7 @@ ir::Value *Interp::toRuntime(const Value &V, llvm::SMRange R) {
     return nullptr;
   if (!hasIR()) {
     if (auto *S = V.getAs<SymbolObj>())
-      error(R, diag::err_symbol_needs_value) << S->Name;
+      reportSymbolNeedsValue(*this, *S, R);
     else if (!Aborting)
       reportNotCompileTime(V, R, "this expression");
     return nullptr;

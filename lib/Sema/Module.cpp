@@ -195,8 +195,12 @@ bool checkConfigIndex(Interp &I, const FunctionObj &F) {
 Value dynamicParam(Interp &I, const FunctionObj &F, size_t K,
                    const CallSite &Site) {
   const Param &P = (*F.Params)[K];
-  if (!F.HasDefault[K] || F.Defaults[K].isInt())
-    return I.makeSymbol(P.Name, DType::Int32, P.Range);
+  if (!F.HasDefault[K] || F.Defaults[K].isInt()) {
+    Value S = I.makeSymbol(P.Name, DType::Int32, P.Range);
+    if (auto *Sym = S.getAs<SymbolObj>())
+      Sym->DriverCall = Site.Range;
+    return S;
+  }
   I.error(P.Range, diag::err_driver_host_data) << P.Name << F.Name;
   I.Diags.report(Site.Range, diag::note_driver_call);
   return Value::poison();

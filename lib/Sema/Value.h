@@ -248,6 +248,9 @@ public:
   TILEC_SEMA_OBJECT(Symbol)
   std::string Name;
   DType Ty;
+  /// The driver's call whose argument, computed by host code tilec does not
+  /// run, made this parameter symbolic (CallSites.h); invalid otherwise.
+  llvm::SMRange DriverCall;
 };
 
 /// A buffer: a prim_func parameter or an allocation.
