@@ -29,10 +29,7 @@ bool sema::isHostData(const Value &V) {
   if (V.isSequence())
     return llvm::any_of(V.elts(), isHostData);
   auto *O = V.getAs<OpaqueObj>();
-  if (!O || O->Model)
-    return false;
-  // torch.float16 and friends name dtypes (Interp::dtypeOf).
-  return !parseTileLangDType(llvm::StringRef(O->Path).rsplit('.').second);
+  return O && !O->Model && !namedDType(V);
 }
 
 namespace {

@@ -1025,10 +1025,9 @@ std::optional<DType> Interp::dtypeOf(const Value &V, llvm::SMRange R,
     error(R, diag::err_unknown_dtype) << V.getStr();
     return std::nullopt;
   }
-  if (auto *O = V.getAs<OpaqueObj>()) {
+  if (V.getAs<OpaqueObj>()) {
     // torch.float16 and friends name the same dtypes.
-    llvm::StringRef Last = llvm::StringRef(O->Path).rsplit('.').second;
-    if (auto T = parseTileLangDType(Last))
+    if (auto T = namedDType(V))
       return T;
     reportHostValue(V, R);
     return std::nullopt;

@@ -22,6 +22,13 @@ Value sema::makeHostValue(std::string Path, std::shared_ptr<HostModel> M) {
       std::make_shared<OpaqueObj>(std::move(Path), std::move(M)));
 }
 
+std::optional<DType> sema::namedDType(const Value &V) {
+  auto *O = V.getAs<OpaqueObj>();
+  if (!O || O->Model)
+    return std::nullopt;
+  return parseTileLangDType(llvm::StringRef(O->Path).rsplit('.').second);
+}
+
 const Value *host::keyword(const CallArgs &A, llvm::StringRef Name) {
   for (const auto &[K, V] : A.Kw)
     if (K == Name)

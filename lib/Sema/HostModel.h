@@ -136,6 +136,9 @@ template <typename T> T *hostModelOf(const Value &V) {
   return O && O->Model ? llvm::dyn_cast<T>(O->Model.get()) : nullptr;
 }
 
+/// The dtype a host-only value names by its last dotted name
+/// (`from torch import float16`, `torch.float8_e4m3fn`), if any.
+std::optional<DType> namedDType(const Value &V);
 /// `Self.Attr` for a host-only Self: the model's answer, else nullopt.
 std::optional<Value> hostAttribute(const Value &Self, llvm::StringRef Attr);
 /// A call of a host-only callee (torch.randn, a modelled method, a class):

@@ -115,13 +115,7 @@ std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
 
 /// The dtype named by a `.to(...)` argument, or None for a device.
 static Value dtypeArg(const Value &V) {
-  if (V.isDType())
-    return V;
-  auto *O = V.getAs<OpaqueObj>();
-  if (O && !O->Model &&
-      parseTileLangDType(llvm::StringRef(O->Path).rsplit('.').second))
-    return V;
-  return Value::none();
+  return V.isDType() || namedDType(V) ? V : Value::none();
 }
 
 /// `t.view(*shape)` / `t.reshape(*shape)`, resolving one -1.
@@ -249,6 +243,16 @@ static bool keepsShape(llvm::StringRef Name) {
       .Default(false);
 }
 
+/// The methods tensorMethod models.
+static bool isTensorMethod(llvm::StringRef Name) {
+  return keepsShape(Name) || conversionDType(Name) ||
+         llvm::StringSwitch<bool>(Name)
+             .Cases("to", "view", "reshape", "permute", "transpose", true)
+             .Cases("size", "dim", "unsqueeze", "squeeze", "flatten", true)
+             .Case("expand", true)
+             .Default(false);
+}
+
 std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
                                   llvm::StringRef Name, const CallArgs &A) {
   std::string Path = Self.getAs<OpaqueObj>()->Path + "." + Name.str() + "()";
@@ -290,11 +294,7 @@ std::optional<Value> tensorAttribute(const Value &Self, const TensorModel &T,
   if (Attr == "T" && T.Shape.size() == 2)
     return makeTensor(Self.getAs<OpaqueObj>()->Path + ".T",
                       {T.Shape[1], T.Shape[0]}, T.DTypeV);
-  if (keepsShape(Attr) || conversionDType(Attr) || Attr == "to" ||
-      Attr == "view" || Attr == "reshape" || Attr == "permute" ||
-      Attr == "transpose" || Attr == "size" || Attr == "dim" ||
-      Attr == "unsqueeze" || Attr == "squeeze" || Attr == "flatten" ||
-      Attr == "expand")
+  if (isTensorMethod(Attr))
     return methodOf(Self, Attr);
   return std::nullopt;
 }

@@ -317,16 +317,21 @@ void skipUncalled(Interp &I, std::vector<KernelCandidate> &Cands,
                   const CallSiteMap &Sites) {
   if (!I.Opts.KernelFilter.empty())
     return;
-  auto Uncalled = [&](const KernelCandidate &C) {
-    return !Sites.count(C.Def) && unsetParam(I, C);
-  };
-  if (llvm::all_of(Cands, Uncalled))
-    return;
+  std::vector<const Param *> Unset;
   for (const KernelCandidate &C : Cands)
-    if (Uncalled(C))
-      I.warning(C.Def->NameRange, diag::warn_kernel_not_called)
-          << C.Name << unsetParam(I, C)->Name;
-  llvm::erase_if(Cands, Uncalled);
+    Unset.push_back(Sites.count(C.Def) ? nullptr : unsetParam(I, C));
+  if (llvm::all_of(Unset, [](const Param *P) { return P != nullptr; }))
+    return;
+  std::vector<KernelCandidate> Kept;
+  for (size_t K = 0; K < Cands.size(); ++K) {
+    if (!Unset[K]) {
+      Kept.push_back(Cands[K]);
+      continue;
+    }
+    I.warning(Cands[K].Def->NameRange, diag::warn_kernel_not_called)
+        << Cands[K].Name << Unset[K]->Name;
+  }
+  Cands = std::move(Kept);
 }
 
 bool selectKernels(Interp &I, const Module &M,
