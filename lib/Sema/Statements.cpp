@@ -349,6 +349,21 @@ static void bindUndecided(Interp &I, const IfStmt *S) {
                N->getRange());
 }
 
+/// An `if` whose body runs on threads [Lo, Lo + N) only (a T.ws role, one
+/// side of a thread split), so that tile operators in it split their work
+/// over those threads.
+static Flow execThreadRange(Interp &I, ir::Value *Cond, int64_t Lo, int64_t N,
+                            const StmtList &Body) {
+  ir::Operation *If = I.B.createIf(Cond);
+  If->setAttr("thread_range", ir::Attribute::intArray({Lo, N}));
+  I.RoleThreadCounts.push_back(N);
+  ++I.RoleDepth;
+  Flow F = execRegion(I, If->getBody(0), Body);
+  --I.RoleDepth;
+  I.RoleThreadCounts.pop_back();
+  return F;
+}
+
 /// `with T.ws(g, ...):` - the body runs only on the threads of those warp
 /// groups: a runtime `if` on the thread index, which the passes treat as
 /// thread-dependent control flow (no block barrier inside).
@@ -358,21 +373,14 @@ static Flow execRole(Interp &I, const WithStmt *S, const RoleObj &R) {
         << "a role block binds no name and takes no other context";
     return Flow::Normal;
   }
+  if (R.NoRangeWhy.empty())
+    return execThreadRange(I, R.Cond, R.Offset, R.Count, S->Body);
   ir::Operation *If = I.B.createIf(R.Cond);
-  bool Ranged = R.NoRangeWhy.empty();
-  if (Ranged) {
-    If->setAttr("thread_range", ir::Attribute::intArray({R.Offset, R.Count}));
-    I.RoleThreadCounts.push_back(R.Count);
-  } else {
-    I.RolesWithoutRange.push_back(R.NoRangeWhy);
-  }
+  I.RolesWithoutRange.push_back(R.NoRangeWhy);
   ++I.RoleDepth;
   Flow F = execRegion(I, If->getBody(0), S->Body);
   --I.RoleDepth;
-  if (Ranged)
-    I.RoleThreadCounts.pop_back();
-  else
-    I.RolesWithoutRange.pop_back();
+  I.RolesWithoutRange.pop_back();
   return F;
 }
 
@@ -433,21 +441,6 @@ static std::optional<ThreadSplit> threadSplit(Interp &I, ir::Value *Cond) {
   if (!Out || Out->Cut <= 0 || Out->Cut >= Out->Threads || Out->Cut % 32)
     return std::nullopt;
   return Out;
-}
-
-/// One side of a thread split: an `if` whose body runs on [Lo, Lo + N)
-/// only, so that tile operators in it split their work over those threads
-/// as in a T.ws role block.
-static Flow execThreadRange(Interp &I, ir::Value *Cond, int64_t Lo, int64_t N,
-                            const StmtList &Body) {
-  ir::Operation *If = I.B.createIf(Cond);
-  If->setAttr("thread_range", ir::Attribute::intArray({Lo, N}));
-  I.RoleThreadCounts.push_back(N);
-  ++I.RoleDepth;
-  Flow F = execRegion(I, If->getBody(0), Body);
-  --I.RoleDepth;
-  I.RoleThreadCounts.pop_back();
-  return F;
 }
 
 /// `if tx < 128: ... else: ...` becomes one ranged `if` per branch.
