@@ -231,8 +231,8 @@ public:
     // Its exchanges synchronize the whole block (__syncthreads); in a role
     // of one warp, shuffles among the warp's lanes are all it may use.
     InRole = enclosingRole(Op) != nullptr;
-    if (InRole &&
-        (threadRangeOf(Op).Count > 32 || threadRangeOf(Op).Offset % 32))
+    ThreadRange Range = threadRangeOf(Op);
+    if (InRole && (Range.Count > 32 || Range.Offset % 32))
       return fail("it is inside a T.ws role block of more than one warp");
     if (InRole && !(isFragment(Src) && isFragment(Dst)))
       return fail("inside a role only a fragment-to-fragment reduction is "
