@@ -65,7 +65,7 @@ void compileFor(const ast::Module &AST, llvm::SourceMgr &SM,
     CG.Tgt = Tgt;
     CG.SourceName = "fuzz.tile";
     EmittedFiles Files;
-    emitCUDA(*IR, CG, Files, Diags);
+    emitSource(*IR, CG, Files, Diags);
   }
   if (OS.str().find("internal:") != std::string::npos)
     fuzz::fail("an internal error was reported", Log);

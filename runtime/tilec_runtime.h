@@ -7,8 +7,10 @@
  * Every generated launcher returns a tilecStatus; tilecGetErrorString turns
  * any int (also values outside the enum) into a printable, static string.
  *
- * When compiled as CUDA C++ (__CUDACC__), it also provides the helpers the
- * generated kernels call, in namespace tilec:
+ * When compiled as CUDA C++ (__CUDACC__) or HIP C++ (__HIPCC__), it also
+ * provides the helpers the generated kernels call, in namespace tilec
+ * (the PTX wrappers, marked sm_*, under CUDA only; the gfx* ones under HIP
+ * only):
  *   floordiv, floormod   Python `//` and `%` (round toward -inf) for
  *                        integers, float and double; host and device.
  *   ipow                 integer power (Python `**` on ints).
@@ -16,7 +18,8 @@
  *                        atomic max/min on float and double through a
  *                        compare-and-swap loop; return the old value.
  *   warpReduceSum, warpReduceMax
- *                        butterfly reductions over a full warp.
+ *                        butterfly reductions over a full warp (32 lanes,
+ *                        or the wavefront of 64 under HIP).
  *   bitcast<To, From>(x) the bits of x (converted to From) as a To of the
  *                        same size (T.reinterpret); host and device.
  *   mbarrierInit, mbarrierArrive, mbarrierWait, mbarrierExpectTx
@@ -31,6 +34,11 @@
  *   philoxInit, philoxNext, philoxUniform, philoxUniformDouble
  *                        the Philox4x32-10 generator of T.rng_init and
  *                        T.rng_rand*, producing curand's Philox sequence.
+ *   bfloat162, floats2bfloat162
+ *                        a packed pair of hip_bfloat16 and its rounding
+ *                        constructor from two floats (gfx*).
+ *   mfma*                the MFMA matrix instructions T.gemm lowers to
+ *                        (gfx90a, gfx940), through clang's builtins.
  *
 \*===----------------------------------------------------------------------===*/
 #ifndef TILEC_RUNTIME_H
@@ -78,9 +86,12 @@ static inline const char *tilecGetErrorString(int Status) {
 }
 #endif
 
-#if defined(__CUDACC__) && defined(__cplusplus)
+#if (defined(__CUDACC__) || defined(__HIPCC__)) && defined(__cplusplus)
 #include <math.h>
 #include <string.h>
+#if defined(__HIPCC__)
+#include <hip/hip_bfloat16.h>
+#endif
 
 namespace tilec {
 
@@ -180,19 +191,32 @@ __device__ inline double atomicMinFloat(double *Addr, double V) {
   return atomicUpdateFloat(Addr, V, Less());
 }
 
+#if defined(__HIPCC__)
+/* A wavefront executes in lockstep: HIP's shuffles take no mask. */
+template <typename T> __device__ inline T shflXorAll(T V, int Offset) {
+  return __shfl_xor(V, Offset, warpSize);
+}
+#else
+template <typename T> __device__ inline T shflXorAll(T V, int Offset) {
+  return __shfl_xor_sync(0xffffffffu, V, Offset, warpSize);
+}
+#endif
+
 template <typename T> __device__ inline T warpReduceSum(T V) {
-  for (int Offset = 16; Offset > 0; Offset >>= 1)
-    V += __shfl_xor_sync(0xffffffffu, V, Offset, 32);
+  for (int Offset = warpSize / 2; Offset > 0; Offset >>= 1)
+    V += shflXorAll(V, Offset);
   return V;
 }
 
 template <typename T> __device__ inline T warpReduceMax(T V) {
-  for (int Offset = 16; Offset > 0; Offset >>= 1) {
-    T Other = __shfl_xor_sync(0xffffffffu, V, Offset, 32);
+  for (int Offset = warpSize / 2; Offset > 0; Offset >>= 1) {
+    T Other = shflXorAll(V, Offset);
     V = Other > V ? Other : V;
   }
   return V;
 }
+
+#if defined(__CUDACC__)
 
 //===--- Asynchronous copies and tensor cores (sm_80+) --------------------===//
 // PTX wrappers for the ops cp_async, cp_async_commit, cp_async_wait,
@@ -466,6 +490,61 @@ __device__ inline void namedBarrierSync(unsigned Id, unsigned Count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(Id), "r"(Count) : "memory");
 }
 
+#undef TILEC_DEFINE_MMA
+#undef TILEC_MMA_F32
+#undef TILEC_MMA_S32
+#undef TILEC_MMA_AB4
+
+#else /* HIP */
+
+//===--- bfloat16 pairs and MFMA (gfx90a, gfx940) -------------------------===//
+
+/// Two bfloat16 values, the unit of a converting store of bf16 pairs.
+struct bfloat162 {
+  hip_bfloat16 x, y;
+};
+
+__device__ inline bfloat162 floats2bfloat162(float X, float Y) {
+  return {hip_bfloat16(X), hip_bfloat16(Y)};
+}
+
+/* MFMA: D += A * B for one wavefront. Every lane passes its elements of
+ * the instruction's A and B tiles and of its accumulator (the layouts of
+ * lib/Layout/MfmaLayouts.h) as consecutive registers of the kernel's
+ * arrays; they are copied into the builtins' vector types (memcpy: the
+ * arrays need not have the vectors' alignment) and the copies vanish. */
+typedef _Float16 mfmaHalf4 __attribute__((ext_vector_type(4)));
+typedef short mfmaBf16x4 __attribute__((ext_vector_type(4)));
+typedef float mfmaFloat4 __attribute__((ext_vector_type(4)));
+typedef float mfmaFloat16 __attribute__((ext_vector_type(16)));
+typedef int mfmaInt4 __attribute__((ext_vector_type(4)));
+
+template <typename T> __device__ inline T mfmaLoad(const void *P) {
+  T V;
+  __builtin_memcpy(&V, P, sizeof(T));
+  return V;
+}
+
+#define TILEC_DEFINE_MFMA(Name, DT, AccT, OpT)                                \
+  __device__ inline void mfma_##Name(DT *D, const void *A, const void *B) {  \
+    AccT Acc = mfmaLoad<AccT>(D);                                            \
+    Acc = __builtin_amdgcn_mfma_##Name(mfmaLoad<OpT>(A), mfmaLoad<OpT>(B),   \
+                                       Acc, 0, 0, 0);                        \
+    __builtin_memcpy(D, &Acc, sizeof(AccT));                                 \
+  }
+
+TILEC_DEFINE_MFMA(f32_16x16x16f16, float, mfmaFloat4, mfmaHalf4)
+TILEC_DEFINE_MFMA(f32_32x32x8f16, float, mfmaFloat16, mfmaHalf4)
+TILEC_DEFINE_MFMA(f32_16x16x16bf16_1k, float, mfmaFloat4, mfmaBf16x4)
+TILEC_DEFINE_MFMA(f32_32x32x8bf16_1k, float, mfmaFloat16, mfmaBf16x4)
+/* gfx90a: four int8 per lane; gfx940: eight. */
+TILEC_DEFINE_MFMA(i32_16x16x16i8, int, mfmaInt4, int)
+TILEC_DEFINE_MFMA(i32_16x16x32_i8, int, mfmaInt4, long)
+
+#undef TILEC_DEFINE_MFMA
+
+#endif /* __CUDACC__ */
+
 /* Philox4x32-10 (Salmon, Moraes, Dror, Shaw: "Parallel random numbers: as
  * easy as 1, 2, 3", SC'11), with the stream layout of curand's
  * curandStatePhilox4_32_10_t, so that T.rng_* draw what TileLang's curand
@@ -561,12 +640,7 @@ __device__ inline double philoxUniformDouble(unsigned *S) {
                   2.3283064365386963e-10);
 }
 
-#undef TILEC_DEFINE_MMA
-#undef TILEC_MMA_F32
-#undef TILEC_MMA_S32
-#undef TILEC_MMA_AB4
-
 } // namespace tilec
-#endif /* __CUDACC__ && __cplusplus */
+#endif /* (__CUDACC__ || __HIPCC__) && __cplusplus */
 
 #endif /* TILEC_RUNTIME_H */

@@ -16,6 +16,10 @@ BUILD_PACKAGES=(cmake ninja-build g++ python3 llvm-14-dev llvm-14-tools
 # Additionally needed to run the tests: clang and its sanitizer/libFuzzer
 # runtimes for the fuzzer, psutil for lit's per-test time limit.
 TEST_PACKAGES=(clang-14 libclang-rt-14-dev python3-psutil)
+# The HIP compiler of the compile checks of the AMD targets (Debian 12:
+# ROCm 5.2 with clang 15). Optional: where it cannot be installed, the
+# test step that needs it says so and is skipped.
+HIP_PACKAGES=(hipcc)
 
 log() { printf '==> %s\n' "$*"; }
 
@@ -42,6 +46,27 @@ install_packages() {
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+}
+
+# install_optional_packages PKG...: like install_packages, but a package
+# that cannot be installed (not root, not in the archive) is reported and
+# skipped.
+install_optional_packages() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    is_installed "$pkg" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return
+  if [ "$(id -u)" -ne 0 ]; then
+    log "optional packages not installed (not root): ${missing[*]}"
+    return
+  fi
+  log "installing optional ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! { apt-get update -q && apt-get install -y -q --no-install-recommends \
+    "${missing[@]}" </dev/null; }; then
+    log "could not install ${missing[*]}; the steps that need them are skipped"
+  fi
 }
 
 # configure_and_build [CMAKE_ARGS...]: Release build of everything in BUILD_DIR.

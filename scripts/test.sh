@@ -15,13 +15,19 @@
 #                  (tilec_pipeline_fuzz), seeded from examples/
 #   4. nvcc:       when NVCC_CHECKS=1 and nvcc exists, every example compiled
 #                  with --emit=cuda and then with nvcc -c
+#   5. hipcc:      when HIPCC_CHECKS=1, every example compiled for gfx90a and
+#                  gfx940 (--emit=hip) and then with hipcc -c -Werror for
+#                  that architecture; hipcc comes with the test packages
+#                  (Debian's hipcc, ROCm 5.2), and the step is skipped,
+#                  saying why, only where it could not be installed
 # Environment: BUILD_DIR, JOBS, FUZZ_SECONDS (default 60 per fuzzer, 0 skips
-# them), FUZZ_DIR, NVCC_CHECKS, NVCC_ARCH.
+# them), FUZZ_DIR, NVCC_CHECKS, NVCC_ARCH, HIPCC_CHECKS.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_DIR=${FUZZ_DIR:-$TILEC_ROOT/build-fuzz}
 NVCC_CHECKS=${NVCC_CHECKS:-1}
+HIPCC_CHECKS=${HIPCC_CHECKS:-1}
 RESULTS=$BUILD_DIR/test-results
 
 # A run that stops early (e.g. a build error) still ends with the summary.
@@ -151,13 +157,62 @@ run_nvcc_checks() {
   done
 }
 
+# Examples whose default tiles are sized for NVIDIA's shared memory (over
+# the 64 KiB of LDS an AMD block has) are compiled for AMD with these -D.
+hip_defines() {
+  case $1 in
+  flash_attention) echo "-D block_M=64" ;;
+  flashmla_decode) echo "-D block_H=16 -D num_stages=1" ;;
+  esac
+}
+
+# check_hip_example HIPCC EXAMPLE TARGET: tilec --emit=hip for TARGET, then
+# hipcc -c -Werror for that architecture; one test result.
+check_hip_example() {
+  local hipcc=$1 example=$2 target=$3 name dir
+  name=$(basename "$example" .tile)-$target
+  dir=$BUILD_DIR/hipcc-checks/$target
+  mkdir -p "$dir"
+  # shellcheck disable=SC2046 # hip_defines prints separate words
+  if "$TILEC" "$example" --target="$target" \
+    $(hip_defines "$(basename "$example" .tile)") -o "$dir/$name.hip" &&
+    "$hipcc" -std=c++17 --offload-arch="$target" -Wall -Werror \
+      -I "$TILEC_ROOT/runtime" -c "$dir/$name.hip" -o "$dir/$name.o"; then
+    junit_case "$RESULTS/hipcc-$name.xml" "hipcc-$name"
+  else
+    echo "hipcc check failed: $example ($target)"
+    junit_case "$RESULTS/hipcc-$name.xml" "hipcc-$name" "tilec or hipcc failed"
+  fi
+}
+
+# Compiles every example to HIP for gfx90a and gfx940 and the HIP with
+# hipcc for the same architecture, one test each. Compile-only: no AMD GPU
+# runs the code.
+run_hipcc_checks() {
+  local hipcc example target
+  hipcc=$(command -v hipcc || echo /opt/rocm/bin/hipcc)
+  if [ "$HIPCC_CHECKS" != 1 ] || [ ! -x "$hipcc" ]; then
+    log "hipcc checks skipped (HIPCC_CHECKS=$HIPCC_CHECKS, hipcc: $hipcc;" \
+      "install Debian's hipcc package to run them)"
+    return
+  fi
+  log "hipcc checks ($hipcc: gfx90a, gfx940)"
+  for example in "$TILEC_ROOT"/examples/*.tile; do
+    for target in gfx90a gfx940; do
+      check_hip_example "$hipcc" "$example" "$target"
+    done
+  done
+}
+
 install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+install_optional_packages "${HIP_PACKAGES[@]}"
 configure_and_build
 rm -rf "$RESULTS" && mkdir -p "$RESULTS"
 run_unit_tests
 run_lit_tests
 run_fuzzers
 run_nvcc_checks
+run_hipcc_checks
 
 finished=1
 python3 "$TILEC_ROOT/scripts/junit-summary.py" "$RESULTS"/*.xml

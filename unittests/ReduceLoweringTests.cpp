@@ -83,12 +83,27 @@ TEST_CASE("softmax rows span four warps", "[reduce]") {
   Fragment D = parse("Fragment([4] -> [4], replicate: 128, thread: 128, "
                      "forward_thread: rep, forward_index: [i])");
   std::string Why;
-  auto Plan = planFragmentReduce(S, D, 1, Why);
+  auto Plan = planFragmentReduce(S, D, 1, 32, Why);
   INFO(Why);
   REQUIRE(Plan);
   CHECK(Plan->LaneMasks == std::vector<int64_t>{16, 8, 4, 2, 1});
   CHECK(Plan->WarpOffsets == std::vector<int64_t>{32, 64, 96});
   CHECK(Plan->RegisterElement.size() == 4);
+  CHECK(simulateSum(S, D, 1, *Plan, 128));
+}
+
+TEST_CASE("a wavefront of 64 shuffles one more lane mask", "[reduce]") {
+  // The same rows on an AMD target: lanes 32 apart are in one wavefront,
+  // so only the two wavefronts exchange through shared memory.
+  Fragment S = layout::makeDefaultFragment({4, 1024}, 128, 4);
+  Fragment D = parse("Fragment([4] -> [4], replicate: 128, thread: 128, "
+                     "forward_thread: rep, forward_index: [i])");
+  std::string Why;
+  auto Plan = planFragmentReduce(S, D, 1, 64, Why);
+  INFO(Why);
+  REQUIRE(Plan);
+  CHECK(Plan->LaneMasks == std::vector<int64_t>{32, 16, 8, 4, 2, 1});
+  CHECK(Plan->WarpOffsets == std::vector<int64_t>{64});
   CHECK(simulateSum(S, D, 1, *Plan, 128));
 }
 
@@ -110,7 +125,7 @@ TEST_CASE("broadcast rows of default fragments", "[reduce]") {
     Fragment D =
         layout::makeBroadcastRowFragment(C.Rows, C.Cols, C.Threads, C.V);
     std::string Why;
-    auto Plan = planFragmentReduce(S, D, 1, Why);
+    auto Plan = planFragmentReduce(S, D, 1, 32, Why);
     INFO(S.toString() << " / " << D.toString() << ": " << Why);
     REQUIRE(Plan);
     CHECK(Plan->LaneMasks == C.Lanes);
@@ -126,7 +141,7 @@ TEST_CASE("columns and replicated sources", "[reduce]") {
                      "forward_thread: rep % 4 * 32 + i // 4, "
                      "forward_index: [i])");
   std::string Why;
-  auto Plan = planFragmentReduce(S, D, 0, Why);
+  auto Plan = planFragmentReduce(S, D, 0, 32, Why);
   INFO(Why);
   REQUIRE(Plan);
   CHECK(Plan->LaneMasks.empty());
@@ -136,7 +151,7 @@ TEST_CASE("columns and replicated sources", "[reduce]") {
   // A row vector replicated 8 times, summed into one value on all threads.
   Fragment R = layout::makeBroadcastRowFragment(64, 64, 128, 4);
   Fragment One = layout::Fragment::fullyReplicated({1}, 128);
-  auto Plan2 = planFragmentReduce(R, One, 0, Why);
+  auto Plan2 = planFragmentReduce(R, One, 0, 32, Why);
   INFO(Why);
   REQUIRE(Plan2);
   CHECK(Plan2->LaneMasks.size() == 5);
@@ -149,7 +164,7 @@ TEST_CASE("dst keeps the reduced dim as size 1", "[reduce]") {
   auto D = layout::makeBroadcastRowFragment(16, 64, 64, 2).reshape({16, 1});
   REQUIRE(D);
   std::string Why;
-  auto Plan = planFragmentReduce(S, *D, 1, Why);
+  auto Plan = planFragmentReduce(S, *D, 1, 32, Why);
   INFO(Why);
   REQUIRE(Plan);
   CHECK(Plan->LaneMasks == std::vector<int64_t>{16, 8, 4, 2, 1});
@@ -163,15 +178,15 @@ TEST_CASE("layouts outside the scheme are refused", "[reduce]") {
                       "forward_thread: j, forward_index: [i])");
   Fragment D3 = parse("Fragment([2] -> [2], replicate: 3, thread: 3, "
                       "forward_thread: rep, forward_index: [i])");
-  CHECK_FALSE(planFragmentReduce(S3, D3, 1, Why));
+  CHECK_FALSE(planFragmentReduce(S3, D3, 1, 32, Why));
   CHECK_THAT(Why, Catch::Contains("xor group"));
 
   // dst is not held where the row's elements are.
   Fragment S = layout::makeDefaultFragment({64, 128}, 128, 4);
   Fragment D = layout::makeDefaultFragment({64}, 128, 4);
-  CHECK_FALSE(planFragmentReduce(S, D, 1, Why));
+  CHECK_FALSE(planFragmentReduce(S, D, 1, 32, Why));
   CHECK_THAT(Why, Catch::Contains("does not hold destination element"));
 
   // Shapes that do not fit the reduction.
-  CHECK_FALSE(planFragmentReduce(S, D, 0, Why));
+  CHECK_FALSE(planFragmentReduce(S, D, 0, 32, Why));
 }

@@ -54,19 +54,26 @@ std::string imports(const Operation &Module) {
   return Out;
 }
 
+/// NAME.cu or NAME.hip.
+std::string sourceName(const CodeGenOptions &Opts) {
+  return Opts.BaseName + "." + dialectFor(Opts.Tgt).SourceExt;
+}
+
 std::string prelude(const std::set<DType> &Used, bool Cooperative,
                     const CodeGenOptions &Opts) {
+  const Dialect &D = dialectFor(Opts.Tgt);
   CodeWriter W;
-  W.line("// " + bannerText(Opts.BaseName + ".cu", Opts));
-  W.directive(std::string("#include ") + cudaDialect().RuntimeHeader);
+  W.line("// " + bannerText(sourceName(Opts), Opts));
+  W.directive(std::string("#include ") + D.RuntimeHeader);
   if (Cooperative)
-    W.directive(std::string("#include ") + cudaDialect().GridSyncHeader);
+    W.directive(std::string("#include ") + D.GridSyncHeader);
   if (Used.count(DType::Float16))
-    W.directive("#include <cuda_fp16.h>");
+    W.directive(std::string("#include ") + D.Fp16Header);
   if (Used.count(DType::BFloat16))
-    W.directive("#include <cuda_bf16.h>");
-  if (Used.count(DType::Float8E4M3) || Used.count(DType::Float8E5M2))
-    W.directive("#include <cuda_fp8.h>");
+    W.directive(std::string("#include ") + D.Bf16Header);
+  if ((Used.count(DType::Float8E4M3) || Used.count(DType::Float8E5M2)) &&
+      D.Fp8Header)
+    W.directive(std::string("#include ") + D.Fp8Header);
   W.directive("#include <math.h>");
   W.directive("#include <stdint.h>");
   W.directive("#include \"" + Opts.BaseName + ".h\"");
@@ -99,7 +106,7 @@ bool emitFunc(const FuncPlan &Plan, const CodeGenOptions &Opts,
     W.line("");
     Ok &= emitKernel(Plan, K, Opts, Diags, Used, W);
     if (Opts.LineDirectives)
-      W.directive(fmt::format("#line {} \"{}.cu\"", LineMarker, Opts.BaseName));
+      W.directive(fmt::format("#line {} \"{}\"", LineMarker, sourceName(Opts)));
   }
   W.line("");
   return Ok && emitLauncher(Plan, Diags, Used, W);
@@ -107,8 +114,8 @@ bool emitFunc(const FuncPlan &Plan, const CodeGenOptions &Opts,
 
 } // namespace
 
-bool tilec::emitCUDA(const Operation &Module, const CodeGenOptions &Opts,
-                     EmittedFiles &Out, DiagnosticEngine &Diags) {
+bool tilec::emitSource(const Operation &Module, const CodeGenOptions &Opts,
+                       EmittedFiles &Out, DiagnosticEngine &Diags) {
   std::vector<FuncPlan> Plans;
   bool Ok = true;
   for (const Operation &Func : Module.getBody()) {

@@ -18,7 +18,7 @@ using llvm::StringRef;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-const char *codegen::cTypeOf(DType T) {
+const char *codegen::cTypeOf(DType T, const Dialect &D) {
   switch (T) {
   case DType::Bool:
     return "bool";
@@ -41,15 +41,15 @@ const char *codegen::cTypeOf(DType T) {
   case DType::Float16:
     return "half";
   case DType::BFloat16:
-    return "__nv_bfloat16";
+    return D.BFloat16Type;
   case DType::Float32:
     return "float";
   case DType::Float64:
     return "double";
   case DType::Float8E4M3:
-    return "__nv_fp8_e4m3";
+    return D.Float8E4M3Type;
   case DType::Float8E5M2:
-    return "__nv_fp8_e5m2";
+    return D.Float8E5M2Type;
   case DType::Int4:
   case DType::UInt4:
   case DType::Float4E2M1:
@@ -192,10 +192,11 @@ Expr ExprEmitter::fail(const Operation &Op, diag::ID ID,
 }
 
 std::string ExprEmitter::typeName(DType T, const Operation &Ctx) {
-  const char *Name = cTypeOf(T);
+  const char *Name = cTypeOf(T, Dial);
   if (!Name) {
     fail(Ctx, diag::err_codegen_unsupported,
-         fmt::format("dtype {} in element operations", tileLangName(T)));
+         fmt::format("dtype {} in element operations{}", tileLangName(T),
+                     Dial.Float8E4M3Type ? "" : " on HIP"));
     return "int";
   }
   UsedTypes.insert(T);
@@ -276,7 +277,7 @@ Expr ExprEmitter::toFloat(Expr E, DType T) {
   case DType::Float16:
     return call("__half2float", {E});
   case DType::BFloat16:
-    return call("__bfloat162float", {E});
+    return call(Dial.BFloat16ToFloat, {E});
   case DType::Float8E4M3:
   case DType::Float8E5M2:
     return call("static_cast<float>", {E});
@@ -292,7 +293,7 @@ Expr ExprEmitter::fromFloat(Expr E, DType T, const Operation &Ctx) {
   case DType::Float16:
     return call("__float2half_rn", {E});
   case DType::BFloat16:
-    return call("__float2bfloat16_rn", {E});
+    return call(Dial.FloatToBFloat16, {E});
   case DType::Float8E4M3:
   case DType::Float8E5M2:
     return call(typeName(T, Ctx), {E});

@@ -19,6 +19,7 @@
 #ifndef TILEC_LIB_CODEGEN_EXPREMITTER_H
 #define TILEC_LIB_CODEGEN_EXPREMITTER_H
 
+#include "Dialect.h"
 #include "tilec/IR/Operation.h"
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
@@ -52,8 +53,9 @@ struct Expr {
   int P = PrecPostfix;
 };
 
-/// The C spelling of \p T, or null for dtypes without one (4-bit types).
-const char *cTypeOf(DType T);
+/// The C spelling of \p T in \p D, or null for dtypes without one (4-bit
+/// types, fp8 on HIP).
+const char *cTypeOf(DType T, const Dialect &D);
 /// True for f16, bf16 and the fp8 types (computed in float when needed).
 bool isNarrowFloat(DType T);
 /// True when \p V is provably >= 0 (constants, thread/block indices,
@@ -64,9 +66,11 @@ bool isNonNegative(const ir::Value *V);
 class ExprEmitter {
 public:
   /// \p Device selects device code (thread_id and loads allowed).
-  /// Every dtype the emitted text uses is added to \p UsedTypes.
-  ExprEmitter(DiagnosticEngine &Diags, bool Device, std::set<DType> &UsedTypes)
-      : Diags(Diags), Device(Device), UsedTypes(UsedTypes) {}
+  /// Every dtype the emitted text uses is added to \p UsedTypes. \p Dial
+  /// spells the types and conversions (CUDA or HIP).
+  ExprEmitter(DiagnosticEngine &Diags, bool Device, std::set<DType> &UsedTypes,
+              const Dialect &Dial)
+      : Diags(Diags), Device(Device), UsedTypes(UsedTypes), Dial(Dial) {}
 
   void bind(const ir::Value *V, Expr E) { Bound[V] = std::move(E); }
   bool isBound(const ir::Value *V) const { return Bound.count(V); }
@@ -86,6 +90,7 @@ public:
   /// seen, and rejected by the launcher, instead of wrapping into range.
   /// Callers bind the i32 arguments to int64_t expressions.
   void setWideIntegers(bool On) { WideIntegers = On; }
+  const Dialect &dialect() const { return Dial; }
   /// Expression of symbolic dim \p Name (for the strides of buffers).
   void bindSymbol(llvm::StringRef Name, Expr E) { Symbols[Name] = E; }
 
@@ -122,6 +127,7 @@ private:
   bool Device;
   bool WideIntegers = false;
   std::set<DType> &UsedTypes;
+  const Dialect &Dial;
   bool Failed = false;
   llvm::DenseMap<const ir::Value *, Expr> Bound;
   llvm::StringMap<Expr> Symbols;

@@ -35,6 +35,14 @@ bool nativeOnHalf(OpKind K) {
 
 bool isHalfLike(DType T) { return T == DType::Float16 || T == DType::BFloat16; }
 
+/// "A << B": sums and differences in the operands are parenthesized
+/// although C does not need it, as clang (hipcc) warns about them.
+Expr shift(const Expr &A, StringRef Op, const Expr &B) {
+  return {operand(A, PrecMultiplicative) + " " + Op.str() + " " +
+              operand(B, PrecMultiplicative),
+          PrecShift};
+}
+
 /// Suffix of the float math functions: "f" for float, "" for double.
 const char *mathSuffix(DType T) { return T == DType::Float64 ? "" : "f"; }
 
@@ -43,7 +51,10 @@ const char *mathSuffix(DType T) { return T == DType::Float64 ? "" : "f"; }
 Expr ExprEmitter::binary(const Operation &Op) {
   DType T = Op.getResult()->getType().getDType();
   typeName(T, Op);
-  if (isNarrowFloat(T) && !(isHalfLike(T) && nativeOnHalf(Op.getKind())))
+  bool Native =
+      isHalfLike(T) && nativeOnHalf(Op.getKind()) &&
+      (Dial.HalfMinMax || !(Op.is(OpKind::Min) || Op.is(OpKind::Max)));
+  if (isNarrowFloat(T) && !Native)
     return binaryViaFloat(Op);
   Expr A = get(Op.getOperand(0)), B = get(Op.getOperand(1));
   if (isHalfLike(T) && Op.is(OpKind::Min))
@@ -102,9 +113,9 @@ Expr ExprEmitter::integerOrFloatBinary(const Operation &Op, const Expr &A,
     return Bool ? infix(A, "!=", B, PrecEquality)
                 : infix(A, "^", B, PrecBitXor);
   case OpKind::Shl:
-    return infix(A, "<<", B, PrecShift);
+    return shift(A, "<<", B);
   case OpKind::Shr:
-    return infix(A, ">>", B, PrecShift);
+    return shift(A, ">>", B);
   default:
     llvm_unreachable("not a binary op");
   }
@@ -140,8 +151,7 @@ std::optional<Expr> ExprEmitter::wideIntegerBinary(const Operation &Op,
   case OpKind::Shl:
     if (llvm::StringRef(A.Text).startswith("(int64_t)"))
       return std::nullopt;
-    return infix({"(int64_t)" + operand(A, PrecUnary), PrecUnary}, "<<", B,
-                 PrecShift);
+    return shift({"(int64_t)" + operand(A, PrecUnary), PrecUnary}, "<<", B);
   default:
     return std::nullopt;
   }

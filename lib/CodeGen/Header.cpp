@@ -63,9 +63,9 @@ void emitPrototype(const FuncPlan &Plan, CodeWriter &W) {
   std::vector<Workspace> WS = workspaces(Plan);
   if (!WS.empty())
     W.line(fmt::format(" * Allocates a workspace of {} bytes on `stream` "
-                       "(cudaMallocAsync; TILEC_ERROR_OUT_OF_MEMORY when "
+                       "({}; TILEC_ERROR_OUT_OF_MEMORY when "
                        "that fails) and frees it after the last kernel.",
-                       workspaceBytes(Plan)));
+                       workspaceBytes(Plan), Plan.Dial->MallocAsync));
   if (llvm::any_of(Plan.Kernels,
                    [](const KernelPlan &K) { return K.Cooperative; }))
     W.line(" * Launches T.sync_grid kernels cooperatively: every block must be "
@@ -89,7 +89,7 @@ std::string codegen::emitHeader(const std::vector<FuncPlan> &Plans,
   W.directive("#ifndef " + Guard);
   W.directive("#define " + Guard);
   W.line("");
-  W.directive(std::string("#include ") + cudaDialect().HostApiHeader);
+  W.directive(std::string("#include ") + dialectFor(Opts.Tgt).HostApiHeader);
   W.directive("#include <stdint.h>");
   W.directive("#include \"tilec_runtime.h\"");
   W.line("");

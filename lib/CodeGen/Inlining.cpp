@@ -24,6 +24,7 @@ bool hasSideEffects(const Operation &Op) {
   case OpKind::CpAsyncWait:
   case OpKind::Ldmatrix:
   case OpKind::Mma:
+  case OpKind::Mfma:
   case OpKind::Wgmma:
   case OpKind::WgmmaFence:
   case OpKind::WgmmaCommit:

@@ -75,15 +75,16 @@ Expr laneOf(const Expr &Elem, int64_t K) {
   return {fmt::format("(&{})[{}]", Elem.Text, K), PrecPostfix};
 }
 
-/// The CUDA function converting two floats into a packed pair of \p To,
-/// and the pair's type; {nullptr, nullptr} when there is none.
-std::pair<const char *, const char *> packedConversion(DType From, DType To) {
+/// The function converting two floats into a packed pair of \p To, and
+/// the pair's type; {nullptr, nullptr} when there is none.
+std::pair<const char *, const char *> packedConversion(DType From, DType To,
+                                                       const Dialect &D) {
   if (From != DType::Float32)
     return {nullptr, nullptr};
   if (To == DType::Float16)
     return {"__floats2half2_rn", "half2"};
   if (To == DType::BFloat16)
-    return {"__floats2bfloat162_rn", "__nv_bfloat162"};
+    return {D.FloatsToBFloat16Pair, D.BFloat16Pair};
   return {nullptr, nullptr};
 }
 
@@ -93,7 +94,7 @@ public:
                 const CodeGenOptions &Opts, DiagnosticEngine &Diags,
                 std::set<DType> &UsedTypes, CodeWriter &W)
       : Plan(Plan), K(K), Opts(Opts), Diags(Diags), W(W),
-        E(Diags, /*Device=*/true, UsedTypes) {}
+        E(Diags, /*Device=*/true, UsedTypes, *Plan.Dial) {}
 
   bool run() {
     Names.reserve(K.Entry);
@@ -108,6 +109,7 @@ public:
 
 private:
   void emitSignature();
+  int64_t minResidency(int64_t MinBlocks) const;
   void emitPrologue();
   void emitBlock(const Block &B);
   void emitOp(const Operation &Op);
@@ -122,6 +124,7 @@ private:
   void emitCpAsync(const Operation &Op);
   void emitLdmatrix(const Operation &Op);
   void emitMma(const Operation &Op);
+  void emitMfma(const Operation &Op);
   void emitWgmma(const Operation &Op);
   void emitWgmmaSync(const Operation &Op);
   /// `&buf[i]` of an operand group.
@@ -170,10 +173,20 @@ void KernelEmitter::emitSignature() {
       E.bindSymbol(Plan.Symbols[I], E.get(Plan.SymbolArgs[I]));
   std::string Bounds = std::to_string(K.numThreads());
   if (auto MinBlocks = K.Op->getIntAttr("min_blocks_per_sm"))
-    Bounds += ", " + std::to_string(*MinBlocks);
+    Bounds += ", " + std::to_string(minResidency(*MinBlocks));
   W.line(fmt::format("extern \"C\" __global__ void __launch_bounds__({})",
                      Bounds));
   W.line(fmt::format("{}({}) {{", K.Entry, fmt::join(Params, ", ")));
+}
+
+/// The second argument of __launch_bounds__ for \p MinBlocks resident
+/// blocks per multiprocessor. CUDA takes the blocks; HIP takes the minimum
+/// waves per execution unit (SIMD), of which a CDNA compute unit has four.
+int64_t KernelEmitter::minResidency(int64_t MinBlocks) const {
+  if (!Opts.Tgt.isHIP())
+    return MinBlocks;
+  int64_t Waves = (K.numThreads() + Opts.Tgt.WarpSize - 1) / Opts.Tgt.WarpSize;
+  return std::max<int64_t>(1, (MinBlocks * Waves + 3) / 4);
 }
 
 void KernelEmitter::emitPrologue() {
@@ -271,6 +284,8 @@ void KernelEmitter::emitOp(const Operation &Op) {
     return emitLdmatrix(Op);
   case OpKind::Mma:
     return emitMma(Op);
+  case OpKind::Mfma:
+    return emitMfma(Op);
   case OpKind::Wgmma:
     return emitWgmma(Op);
   case OpKind::WgmmaFence:
@@ -302,10 +317,10 @@ void KernelEmitter::emitOp(const Operation &Op) {
 /// barrier of cooperative groups (which also orders global memory).
 void KernelEmitter::emitBarrier(const Operation &Op) {
   if (isGridBarrier(Op))
-    return W.line(std::string(cudaDialect().GridSync) + "();");
+    return W.line(std::string(Plan.Dial->GridSync) + "();");
   std::optional<int64_t> Id = Op.getIntAttr("id");
   if (!Id)
-    return W.line(std::string(cudaDialect().SyncThreads) + "();");
+    return W.line(std::string(Plan.Dial->SyncThreads) + "();");
   W.line(fmt::format("tilec::namedBarrierSync({}, {});", *Id,
                      *Op.getIntAttr("count")));
 }
@@ -450,7 +465,7 @@ void KernelEmitter::convertInto(const Operation &Op,
                                 const std::string &Tmp) {
   DType From = Op.getGroup(1)[0]->getType().getDType();
   DType To = Op.getOperand(0)->getType().getDType();
-  auto [Fn, Pair] = packedConversion(From, To);
+  auto [Fn, Pair] = packedConversion(From, To, *Plan.Dial);
   if (Fn && In.size() % 2 == 0) {
     for (size_t K = 0; K != In.size() / 2; ++K)
       W.line(fmt::format("reinterpret_cast<{}*>({})[{}] = {}({}, {});", Pair,
@@ -503,6 +518,12 @@ void KernelEmitter::emitMma(const Operation &Op) {
     D = "reinterpret_cast<int*>(" + D + ")";
   W.line(fmt::format("tilec::{}({}, {}, {});", Fn, D, address(Op, 1),
                      address(Op, 2)));
+}
+
+/// tilec::mfma_<instr>(&D, &A, &B): the runtime's wrapper of the builtin.
+void KernelEmitter::emitMfma(const Operation &Op) {
+  W.line(fmt::format("tilec::mfma_{}({}, {}, {});", *Op.getStringAttr("instr"),
+                     address(Op, 0), address(Op, 1), address(Op, 2)));
 }
 
 /// The PTX type of a wgmma operand or accumulator (float32 operands are
@@ -661,27 +682,34 @@ void KernelEmitter::emitAtomic(const Operation &Op) {
   declare(Op.getResult(), Call, Op);
 }
 
-/// __shfl_xor_sync(mask, v, lane, width); types narrower than 32 bits go
-/// through int.
+/// __shfl_xor_sync(mask, v, lane, width) (HIP: __shfl_xor(v, lane,
+/// width)); integers narrower than 32 bits go through int, and half/bf16
+/// through float where the dialect has no shuffle of them.
 void KernelEmitter::emitShfl(const Operation &Op) {
   DType T = Op.getResult()->getType().getDType();
-  const Dialect &D = cudaDialect();
+  const Dialect &D = *Plan.Dial;
   StringRef Mode = *Op.getStringAttr("mode");
   std::string Fn = std::string(D.ShflPrefix) +
                    (Mode == "idx" ? "" : "_" + Mode.str()) + D.ShflSuffix;
   Expr V = E.get(Op.getOperand(0));
   bool ViaInt = isInteger(T) && bitWidth(T) < 32;
+  bool ViaFloat =
+      (T == DType::Float16 || T == DType::BFloat16) && !D.ShflNarrowFloat;
   if (T == DType::Float8E4M3 || T == DType::Float8E5M2)
     E.fail(Op, diag::err_codegen_unsupported,
            fmt::format("shfl on {}", tileLangName(T)));
   if (ViaInt)
     V = {"(int)" + operand(V, PrecUnary), PrecUnary};
+  if (ViaFloat)
+    V = E.toFloat(V, T);
   Expr R = {fmt::format("{}({}{}, {}, {})", Fn, D.ShflMask, V.Text,
                         E.get(Op.getOperand(1)).Text,
                         Op.getIntAttr("width").value_or(32)),
             PrecPostfix};
   if (ViaInt)
     R = {"(" + E.typeName(T, Op) + ")" + R.Text, PrecUnary};
+  if (ViaFloat)
+    R = E.fromFloat(R, T, Op);
   declare(Op.getResult(), R, Op);
 }
 

@@ -185,6 +185,7 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
       Mark(Op.getGroup(G)[0], true, true, 16);
     return;
   case OpKind::Mma:
+  case OpKind::Mfma:
     Mark(Op.getOperand(0), true, true, 16);
     Mark(Op.getGroup(1)[0], true, false, 16);
     return Mark(Op.getGroup(2)[0], true, false, 16);
@@ -393,6 +394,7 @@ const char *codegen::paramRole(const FuncPlan &Plan, unsigned I) {
 
 bool codegen::planFunc(const Operation &Func, const CodeGenOptions &Opts,
                        FuncPlan &Plan, DiagnosticEngine &Diags) {
+  Plan.Dial = &dialectFor(Opts.Tgt);
   planSignature(Func, Plan);
   bool Ok = checkLowered(Func, Diags);
   for (const std::string &A : Plan.Assumes)

@@ -19,6 +19,7 @@
 #ifndef TILEC_LIB_CODEGEN_KERNELPLAN_H
 #define TILEC_LIB_CODEGEN_KERNELPLAN_H
 
+#include "Dialect.h"
 #include "tilec/CodeGen/CUDAEmitter.h"
 #include "tilec/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -66,6 +67,8 @@ struct KernelPlan {
 
 struct FuncPlan {
   const ir::Operation *Func = nullptr;
+  /// The API spellings of the target (CUDA or HIP).
+  const Dialect *Dial = &cudaDialect();
   /// The launcher name (the func name, `tilec_` prefixed when reserved).
   std::string Name;
   std::vector<std::string> Symbols;

@@ -25,7 +25,7 @@ std::string hostScalarType(DType T) {
     return T == DType::Float64 ? "double" : "float";
   if (T == DType::Int32)
     return "int32_t";
-  return cTypeOf(T);
+  return cTypeOf(T, cudaDialect());
 }
 
 /// The host-side value of a scalar launcher argument. Host integer
@@ -51,7 +51,7 @@ class LauncherEmitter {
 public:
   LauncherEmitter(const FuncPlan &Plan, DiagnosticEngine &Diags,
                   std::set<DType> &UsedTypes, CodeWriter &W)
-      : Plan(Plan), W(W), E(Diags, /*Device=*/false, UsedTypes),
+      : Plan(Plan), W(W), E(Diags, /*Device=*/false, UsedTypes, *Plan.Dial),
         Args(launcherArgs(Plan)) {
     E.setWideIntegers(true);
   }
@@ -113,7 +113,7 @@ private:
   std::map<const Operation *, std::vector<std::string>> Grids;
   /// The checked variable of a grid extent, per value and limit.
   std::map<std::pair<const Value *, std::string>, std::string> Checked;
-  const Dialect &D = cudaDialect();
+  const Dialect &D = *Plan.Dial;
   /// Name of the workspace pointer; empty when the func has none.
   std::string WorkspacePtr;
 };
@@ -188,11 +188,12 @@ void LauncherEmitter::emitWorkspace() {
 void LauncherEmitter::emitSharedMemoryLimit(const KernelPlan &K) {
   W.line("static unsigned long long configured_devices = 0;");
   W.line("int device = 0;");
-  W.line("if (cudaGetDevice(&device) != cudaSuccess) " +
+  W.line(fmt::format("if ({}(&device) != {}) ", D.GetDevice, D.Success) +
          fail("TILEC_ERROR_LAUNCH_FAILED"));
   W.open("if (device >= 64 || !(configured_devices >> device & 1ull))");
-  W.line(fmt::format("if ({}({}, {}, {}) != {})", D.FuncSetAttribute, K.Entry,
-                     D.MaxDynamicSharedAttr, K.SharedBytes, D.Success));
+  W.line(fmt::format("if ({}({}{}, {}, {}) != {})", D.FuncSetAttribute,
+                     D.KernelPtrCast, K.Entry, D.MaxDynamicSharedAttr,
+                     K.SharedBytes, D.Success));
   W.line("  " + fail("TILEC_ERROR_UNSUPPORTED"));
   W.line("if (device < 64)");
   W.line("  configured_devices |= 1ull << device;");
@@ -239,7 +240,7 @@ void LauncherEmitter::emitResidencyCheck(const KernelPlan &K) {
     emitSharedMemoryLimit(K);
   } else {
     W.line("int device = 0;");
-    W.line("if (cudaGetDevice(&device) != cudaSuccess) " +
+    W.line(fmt::format("if ({}(&device) != {}) ", D.GetDevice, D.Success) +
            fail("TILEC_ERROR_LAUNCH_FAILED"));
   }
   W.line("int cooperative = 0, sm_count = 0, blocks_per_sm = 0;");
@@ -311,8 +312,7 @@ void LauncherEmitter::emitLaunch(const KernelPlan &K) {
   W.line(fmt::format("{}<<<dim3({}), dim3({}, {}, {}), {}, stream>>>({});",
                      K.Entry, fmt::join(Grid, ", "), K.Threads[0], K.Threads[1],
                      K.Threads[2], K.SharedBytes, fmt::join(Params, ", ")));
-  W.line(fmt::format("if ({}() != {})", cudaDialect().GetLastError,
-                     cudaDialect().Success));
+  W.line(fmt::format("if ({}() != {})", D.GetLastError, D.Success));
   W.line("  " + fail("TILEC_ERROR_LAUNCH_FAILED"));
   W.close();
 }
@@ -389,7 +389,7 @@ std::string codegen::launcherPrototype(const FuncPlan &Plan) {
   std::vector<std::string> Parts;
   for (const LauncherArg &A : launcherArgs(Plan))
     Parts.push_back(A.CType + (A.CType.back() == '*' ? "" : " ") + A.Name);
-  Parts.push_back(std::string(cudaDialect().StreamType) + " stream");
+  Parts.push_back(std::string(Plan.Dial->StreamType) + " stream");
   return fmt::format("int {}({})", Plan.Name, fmt::join(Parts, ", "));
 }
 
@@ -397,7 +397,7 @@ std::vector<std::string> codegen::gridExpressions(const FuncPlan &Plan,
                                                   const KernelPlan &K,
                                                   DiagnosticEngine &Diags) {
   std::set<DType> UsedTypes;
-  ExprEmitter E(Diags, /*Device=*/false, UsedTypes);
+  ExprEmitter E(Diags, /*Device=*/false, UsedTypes, *Plan.Dial);
   for (const LauncherArg &A : launcherArgs(Plan))
     E.bind(A.V, {A.Name, PrecPostfix});
   for (const Operation &Op : Plan.Func->getBody()) {

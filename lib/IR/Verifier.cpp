@@ -301,6 +301,8 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkLdmatrix(Op);
   case OpKind::Mma:
     return checkMma(Op);
+  case OpKind::Mfma:
+    return checkMfma(Op);
   case OpKind::Wgmma:
     return checkWgmma(Op);
   case OpKind::WgmmaFence:

@@ -90,6 +90,7 @@ private:
   bool checkCpAsyncWait(const Operation &Op);
   bool checkLdmatrix(const Operation &Op);
   bool checkMma(const Operation &Op);
+  bool checkMfma(const Operation &Op);
   bool checkWgmma(const Operation &Op);
   bool checkWgmmaLayoutAttr(const Operation &Op, StringRef Name);
   bool checkWgmmaSync(const Operation &Op);

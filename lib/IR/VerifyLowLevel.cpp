@@ -72,7 +72,8 @@ bool Verifier::checkMBarrierUse(const Operation &Op) {
   return true;
 }
 
-/// shfl %v, %lane {mode = "xor", width = 32} : T
+/// shfl %v, %lane {mode = "xor", width = 32} : T (width up to 64: an AMD
+/// wavefront)
 bool Verifier::checkShfl(const Operation &Op) {
   const Type &T = Op.getResult()->getType();
   if (!T.isScalar() || T.isBool() || Op.getOperand(0)->getType() != T)
@@ -82,8 +83,8 @@ bool Verifier::checkShfl(const Operation &Op) {
     return fail(Op,
                 "lane must be i32, got " + Op.getOperand(1)->getType().str());
   int64_t Width = Op.getIntAttr("width").value_or(32);
-  if (Width < 1 || Width > 32 || (Width & (Width - 1)) != 0)
-    return fail(Op, "attribute 'width' must be a power of 2 up to 32");
+  if (Width < 1 || Width > 64 || (Width & (Width - 1)) != 0)
+    return fail(Op, "attribute 'width' must be a power of 2 up to 64");
   if (!Op.getParentOfKind(OpKind::Kernel))
     return fail(Op, "must be inside a 'kernel'");
   return checkStringChoice(Op, "mode", {"xor", "down", "up", "idx"}, true);
@@ -228,6 +229,36 @@ bool Verifier::checkMma(const Operation &Op) {
   if (Op.getGroup(2)[0]->getType().getDType() != AB ||
       !mmaTypesMatch(Shape, AB, D))
     return fail(Op, "no mma shape '" + Shape + "' for " +
+                        typesOf(Op.getOperands()));
+  return checkInKernel(Op);
+}
+
+/// The operand and accumulator types of an MFMA instruction (named as in
+/// `v_mfma_<instr>`).
+static bool mfmaTypesMatch(StringRef Instr, DType AB, DType D) {
+  if (Instr == "f32_16x16x16f16" || Instr == "f32_32x32x8f16")
+    return AB == DType::Float16 && D == DType::Float32;
+  if (Instr == "f32_16x16x16bf16_1k" || Instr == "f32_32x32x8bf16_1k")
+    return AB == DType::BFloat16 && D == DType::Float32;
+  if (Instr == "i32_16x16x16i8" || Instr == "i32_16x16x32_i8")
+    return AB == DType::Int8 && D == DType::Int32;
+  return false;
+}
+
+/// mfma %d[off], %a[off], %b[off] {instr}: D += A * B of one wavefront.
+bool Verifier::checkMfma(const Operation &Op) {
+  if (Op.getNumGroups() != 3)
+    return fail(Op, "expects operands %d[offset], %a[offset], %b[offset]");
+  if (!checkRegisterGroup(Op, 0, "accumulator") ||
+      !checkRegisterGroup(Op, 1, "A operand") ||
+      !checkRegisterGroup(Op, 2, "B operand"))
+    return false;
+  StringRef Instr = Op.getStringAttr("instr").value_or("");
+  DType AB = Op.getGroup(1)[0]->getType().getDType();
+  DType D = Op.getGroup(0)[0]->getType().getDType();
+  if (Op.getGroup(2)[0]->getType().getDType() != AB ||
+      !mfmaTypesMatch(Instr, AB, D))
+    return fail(Op, "no MFMA instruction '" + Instr + "' for " +
                         typesOf(Op.getOperands()));
   return checkInKernel(Op);
 }

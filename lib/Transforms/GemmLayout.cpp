@@ -282,11 +282,11 @@ private:
         Plans.push_back(&*G.Mma);
     if (Plans.size() < 2)
       return;
-    int64_t Warps = Threads / 32;
+    int64_t Warps = Threads / Plans.front()->warpSize();
     auto FitsAll = [&](int64_t MW) {
       return llvm::all_of(Plans, [&](const MmaPlan *P) {
-        return Warps % MW == 0 && P->M % (16 * MW) == 0 &&
-               P->N % (8 * (Warps / MW)) == 0;
+        return Warps % MW == 0 && P->M % (P->tileM() * MW) == 0 &&
+               P->N % (P->tileN() * (Warps / MW)) == 0;
       });
     };
     std::vector<int64_t> Order = {Plans.front()->MWarps};
@@ -316,6 +316,10 @@ private:
       return false;
     if (isFragment(B) && !require(B, P.fragmentB(), Op, "B"))
       return false;
+    // MFMA operands are read element by element: the swizzles below are
+    // made for ldmatrix rows.
+    if (P.Mfma)
+      return true;
     requireSwizzle(A, /*KInner=*/!P.TransA, P.inBits());
     requireSwizzle(B, /*KInner=*/P.TransB, P.inBits());
     return true;

@@ -21,17 +21,6 @@ bool isShared(const Value *V) {
   return V->getType().getScope() == Scope::Shared;
 }
 
-/// Register offset of instruction tile (T1, T2) of an operand held in a
-/// register array: Base + S1 * T1 + S2 * T2, its elements consecutive.
-struct TileMap {
-  int64_t Base = 0, S1 = 0, S2 = 0;
-  IndexExpr at(IndexExpr T1, IndexExpr T2) const {
-    return IndexExpr(Base) + T1 * S1 + T2 * S2;
-  }
-};
-
-using CoordFn = std::function<TileCoords(IndexExpr, IndexExpr, int64_t)>;
-
 class MmaLowering {
 public:
   MmaLowering(Operation &Gemm, const MmaPlan &P, DiagnosticEngine &Diags)
@@ -112,44 +101,12 @@ private:
     return true;
   }
 
-  /// The register of element E of tile (T1, T2) for thread (Warp, Lane), or
-  /// -1 when F does not give that element to that thread.
-  int64_t registerOf(const Fragment &F, const CoordFn &Coords, int64_t T1,
-                     int64_t T2, int64_t E, int64_t Warp, int64_t Lane) {
-    layout::Env Env;
-    Env["lane"] = Lane;
-    Env["wm"] = Warp % P.MWarps;
-    Env["wn"] = Warp / P.MWarps;
-    TileCoords TC = Coords(IndexExpr(T1), IndexExpr(T2), E);
-    auto Row = layout::evaluate(TC.Row, Env),
-         Col = layout::evaluate(TC.Col, Env);
-    if (!Row || !Col)
-      return -1;
-    int64_t Idx[] = {*Row, *Col};
-    bool Owned = false;
-    for (int64_t Rep = 0; Rep != F.getReplicateSize() && !Owned; ++Rep)
-      Owned = F.forwardThread(Idx, Rep) == Warp * 32 + Lane;
-    auto Reg = F.forward(Idx);
-    return Owned && Reg ? (*Reg)[0] : -1;
-  }
-
-  /// Derives Map from tiles (0,0), (1,0), (0,1) of lane 0 and checks it on
-  /// every element of every thread.
   bool mapTiles(const Fragment &F, const CoordFn &Coords, int64_t N1,
                 int64_t N2, int64_t Elems, TileMap &Map) {
-    Map.Base = registerOf(F, Coords, 0, 0, 0, 0, 0);
-    Map.S1 = N1 > 1 ? registerOf(F, Coords, 1, 0, 0, 0, 0) - Map.Base : 0;
-    Map.S2 = N2 > 1 ? registerOf(F, Coords, 0, 1, 0, 0, 0) - Map.Base : 0;
-    int64_t Warps = P.MWarps * P.NWarps;
-    for (int64_t W = 0; W != Warps; ++W)
-      for (int64_t L = 0; L != 32; ++L)
-        for (int64_t T1 = 0; T1 != N1; ++T1)
-          for (int64_t T2 = 0; T2 != N2; ++T2)
-            for (int64_t E = 0; E != Elems; ++E)
-              if (registerOf(F, Coords, T1, T2, E, W, L) !=
-                  Map.Base + Map.S1 * T1 + Map.S2 * T2 + E)
-                return false;
-    return true;
+    auto M = mapFragmentTiles(P, F, Coords, N1, N2, Elems);
+    if (M)
+      Map = *M;
+    return M.has_value();
   }
 
   //===--- Index arithmetic
@@ -303,8 +260,10 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
+    // MFMA plans (`mfma`) are lower-mfma's (AMD/LowerMfma.h).
     auto Planned = [](Operation &Op) {
-      return Op.is(OpKind::Gemm) && Op.getAttr("mma_warps");
+      return Op.is(OpKind::Gemm) && Op.getAttr("mma_warps") &&
+             !Op.getAttr("mfma");
     };
     return lowerEach(Module, Planned, [&](Operation &Gemm) {
       auto Plan = readMmaPlan(Gemm);

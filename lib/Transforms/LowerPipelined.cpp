@@ -114,9 +114,10 @@ public:
     if (!chooseProducers() || !checkOrder())
       return false;
     std::vector<unsigned> Producers = producerItems();
-    bool AnyAsync = llvm::any_of(Producers, [&](unsigned I) {
-      return hasAsyncCopy(*PB.Items[I].head());
-    });
+    bool AnyAsync =
+        Ctx.Tgt.AsyncCopy && llvm::any_of(Producers, [&](unsigned I) {
+          return hasAsyncCopy(*PB.Items[I].head());
+        });
     if (Producers.empty() || (Stages == 1 && !AnyAsync))
       return makeSerial(Loop), true;
     if (Stages > 1) {
@@ -338,15 +339,22 @@ private:
         for (Value *Dst : Item.Prod->Dsts)
           prependIndex(*Op, Dst, Stage);
     }
-    makeAsync(*Copy);
+    if (Ctx.Tgt.AsyncCopy)
+      makeAsync(*Copy);
   }
 
+  /// Without asynchronous copies (AMD) the copies are complete when they
+  /// return: there is nothing to commit or wait for.
   void createWait(Builder &B, int64_t Pending) {
-    B.create(OpKind::CpAsyncWait, {}, {}, {},
-             {{"pending", Attribute::integer(Pending)}});
+    if (Ctx.Tgt.AsyncCopy)
+      B.create(OpKind::CpAsyncWait, {}, {}, {},
+               {{"pending", Attribute::integer(Pending)}});
   }
 
-  void createCommit(Builder &B) { B.create(OpKind::CpAsyncCommit, {}, {}, {}); }
+  void createCommit(Builder &B) {
+    if (Ctx.Tgt.AsyncCopy)
+      B.create(OpKind::CpAsyncCommit, {}, {}, {});
+  }
 
   /// The shared accesses of the items issued in their own iteration.
   std::vector<std::pair<Operation *, Value *>> consumerUses() const {

@@ -22,6 +22,9 @@
 //     skips the copies, so that the counting stays uniform.
 //   - S == 1: producers(k); commit; wait 0; barrier; the rest; barrier
 //     (only when a copy can be asynchronous; no extra buffers).
+//   Targets without asynchronous copies (AsyncCopy false: AMD) keep the
+//   same stages with the producers' plain vectorized copies and no
+//   cp_async_commit/wait; with S == 1 their loops run serially.
 //   4/8/16-byte vcopies of producers become cp_async; bounds-guarded copy
 //   loops become predicated cp_async (zero-fill when out of bounds) where
 //   each run is all in or all out of bounds (PredicatedCopy.h); other

@@ -170,10 +170,9 @@ bool shapesMatch(const Fragment &Src, const Fragment &Dst, unsigned Dim) {
 
 } // namespace
 
-std::optional<ReduceThreadPlan> tilec::planFragmentReduce(const Fragment &Src,
-                                                          const Fragment &Dst,
-                                                          unsigned Dim,
-                                                          std::string &Why) {
+std::optional<ReduceThreadPlan>
+tilec::planFragmentReduce(const Fragment &Src, const Fragment &Dst,
+                          unsigned Dim, int64_t WarpSize, std::string &Why) {
   int64_t Work =
       layout::shapeSize(Src.getInputShape()) +
       layout::shapeSize(Dst.getInputShape()) * Dst.getReplicateSize();
@@ -195,7 +194,7 @@ std::optional<ReduceThreadPlan> tilec::planFragmentReduce(const Fragment &Src,
   Plan.RegisterElement = std::move(H->RegisterElement);
   std::vector<int64_t> Wide;
   for (int64_t B : xorBasis(*V))
-    (B < 32 ? Plan.LaneMasks : Wide).push_back(B);
+    (B < WarpSize ? Plan.LaneMasks : Wide).push_back(B);
   for (int64_t Mask = 1; Mask < (int64_t(1) << Wide.size()); ++Mask) {
     int64_t S = 0;
     for (unsigned K = 0; K != Wide.size(); ++K)
@@ -215,8 +214,9 @@ namespace {
 
 class ReduceLowering {
 public:
-  ReduceLowering(Operation &Op, DiagnosticEngine &Diags)
+  ReduceLowering(Operation &Op, DiagnosticEngine &Diags, int64_t WarpSize)
       : Op(Op), Kernel(*Op.getParentOfKind(OpKind::Kernel)), Diags(Diags),
+        WarpSize(WarpSize),
         Kind(Op.getStringAttr("kind").value_or("sum").str()),
         Axis(Op.getIntAttr("dim").value_or(0)),
         Clear(Op.getBoolAttr("clear").value_or(true)), Src(Op.getOperand(0)),
@@ -232,7 +232,7 @@ public:
     // of one warp, shuffles among the warp's lanes are all it may use.
     InRole = enclosingRole(Op) != nullptr;
     ThreadRange Range = threadRangeOf(Op);
-    if (InRole && (Range.Count > 32 || Range.Offset % 32))
+    if (InRole && (Range.Count > WarpSize || Range.Offset % WarpSize))
       return fail("it is inside a T.ws role block of more than one warp");
     if (InRole && !(isFragment(Src) && isFragment(Dst)))
       return fail("inside a role only a fragment-to-fragment reduction is "
@@ -254,6 +254,7 @@ private:
   Operation &Op;
   Operation &Kernel;
   DiagnosticEngine &Diags;
+  int64_t WarpSize;
   std::string Kind;
   unsigned Axis;
   bool Clear;
@@ -300,7 +301,7 @@ private:
     auto D = S ? layoutOf(Dst, Why) : std::nullopt;
     if (!S || !D)
       return fail(Why);
-    if (auto Plan = planFragmentReduce(*S, *D, Axis, Why)) {
+    if (auto Plan = planFragmentReduce(*S, *D, Axis, WarpSize, Why)) {
       if (InRole && !Plan->WarpOffsets.empty())
         return fail("inside a role its rows would span more than one warp");
       reduceInto(*S, *D, *Plan, Dst, Clear);
@@ -318,8 +319,8 @@ private:
     auto Near = deriveProjectedFragment(*S, Kept, D->getInputShape(),
                                         kernelThreadCount(Kernel));
     std::string Unused;
-    auto Plan =
-        Near ? planFragmentReduce(*S, *Near, Axis, Unused) : std::nullopt;
+    auto Plan = Near ? planFragmentReduce(*S, *Near, Axis, WarpSize, Unused)
+                     : std::nullopt;
     if (!Plan)
       return fail(Why);
     Value *Part = allocFragment(*Near, "red_part");
@@ -354,7 +355,8 @@ private:
     if (!DstShape)
       return fail("the destination needs a static shape");
     auto Near = projectedLayout(*S, *DstShape);
-    auto Plan = Near ? planFragmentReduce(*S, *Near, Axis, Why) : std::nullopt;
+    auto Plan = Near ? planFragmentReduce(*S, *Near, Axis, WarpSize, Why)
+                     : std::nullopt;
     if (!Plan)
       return fail(Why);
     Value *Part = allocFragment(*Near, "red_part");
@@ -493,7 +495,7 @@ private:
     forEachRegister(Plan, [&](int64_t R, llvm::ArrayRef<Value *> E) {
       Value *V = B.createLoad(Acc, E);
       for (int64_t M : Plan.LaneMasks)
-        V = combineValues(B, kind(), V, emitShflXor(B, V, M));
+        V = combineValues(B, kind(), V, emitShflXor(B, V, M, WarpSize));
       if (Wide)
         B.createStore(V, Scratch, {B.createConstInt(R), Tx});
       else
@@ -632,7 +634,9 @@ public:
         [](Operation &Op) {
           return Op.is(OpKind::Reduce) && Op.getParentOfKind(OpKind::Kernel);
         },
-        [&](Operation &Op) { return ReduceLowering(Op, Ctx.Diags).run(); });
+        [&](Operation &Op) {
+          return ReduceLowering(Op, Ctx.Diags, Ctx.Tgt.WarpSize).run();
+        });
   }
 };
 

@@ -55,10 +55,12 @@ std::unique_ptr<Pass> createLowerReducePass();
 
 /// How the threads of a fragment reduction combine their partials.
 struct ReduceThreadPlan {
-  /// Xor distances inside a warp (< 32), largest first: one shfl each.
+  /// Xor distances inside a warp (< the target's warp width: 32 lanes on
+  /// NVIDIA, a wavefront of 64 on AMD), largest first: one shfl each.
   std::vector<int64_t> LaneMasks;
   /// Every non-zero xor distance of the cross-warp part (the span of the
-  /// basis masks >= 32): the shared-memory slots a thread combines.
+  /// basis masks >= the warp width): the shared-memory slots a thread
+  /// combines.
   std::vector<int64_t> WarpOffsets;
   /// Per register of dst (row-major over D's output shape): an element D
   /// keeps there; nullopt for a register no element uses.
@@ -72,11 +74,11 @@ layout::Indices reducedIndex(llvm::ArrayRef<int64_t> SrcIdx, unsigned Dim,
 
 /// Checks by enumeration that \p Src reduced along \p Dim into \p Dst fits
 /// the scheme above and returns the plan; nullopt with \p Why otherwise.
-/// Only the replica-0 copy of a src element contributes.
-std::optional<ReduceThreadPlan> planFragmentReduce(const layout::Fragment &Src,
-                                                   const layout::Fragment &Dst,
-                                                   unsigned Dim,
-                                                   std::string &Why);
+/// Only the replica-0 copy of a src element contributes. \p WarpSize is
+/// the target's warp (wavefront) width.
+std::optional<ReduceThreadPlan>
+planFragmentReduce(const layout::Fragment &Src, const layout::Fragment &Dst,
+                   unsigned Dim, int64_t WarpSize, std::string &Why);
 
 } // namespace tilec
 

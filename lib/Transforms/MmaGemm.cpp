@@ -1,6 +1,7 @@
 //===- MmaGemm.cpp - How a T.gemm maps onto mma.sync ----------------------===//
 
 #include "MmaGemm.h"
+#include "AMD/MfmaGemm.h"
 #include "GemmLayout.h"
 
 using namespace tilec;
@@ -15,12 +16,18 @@ llvm::StringRef MmaPlan::shape() const {
 }
 
 Fragment MmaPlan::fragmentC() const {
+  if (Mfma)
+    return layout::makeMfmaFragmentC(M, N, warpM(), warpN(), *Mfma);
   return layout::makeGemmFragmentC(M, N, warpM(), warpN(), bitWidth(Acc));
 }
 Fragment MmaPlan::fragmentA() const {
+  if (Mfma)
+    return layout::makeMfmaFragmentA(M, N, K, warpM(), warpN(), *Mfma, TransA);
   return layout::makeGemmFragmentA(M, N, K, warpM(), warpN(), inBits(), TransA);
 }
 Fragment MmaPlan::fragmentB() const {
+  if (Mfma)
+    return layout::makeMfmaFragmentB(M, N, K, warpM(), warpN(), *Mfma, TransB);
   return layout::makeGemmFragmentB(M, N, K, warpM(), warpN(), inBits(), TransB);
 }
 
@@ -41,7 +48,7 @@ static bool mmaTypesSupported(DType In, DType Acc) {
 }
 
 /// Dtypes and transposes of a gemm; M, N, K from \p MNK.
-static std::optional<MmaPlan> readGemm(const Operation &Gemm,
+std::optional<MmaPlan> tilec::readGemm(const Operation &Gemm,
                                        llvm::ArrayRef<int64_t> MNK) {
   Value *A = Gemm.getOperand(0), *B = Gemm.getOperand(1),
         *C = Gemm.getOperand(2);
@@ -59,7 +66,7 @@ static std::optional<MmaPlan> readGemm(const Operation &Gemm,
 }
 
 /// M, N, K and the transposes of a gemm with static rank-2 shapes.
-static std::optional<MmaPlan> readShape(const Operation &Gemm) {
+std::optional<MmaPlan> tilec::readShape(const Operation &Gemm) {
   auto SA = Gemm.getOperand(0)->getType().getStaticShape();
   auto SC = Gemm.getOperand(2)->getType().getStaticShape();
   if (!SA || !SC || SA->size() != 2 || SC->size() != 2)
@@ -71,6 +78,8 @@ static std::optional<MmaPlan> readShape(const Operation &Gemm) {
 
 std::optional<MmaPlan> tilec::planMmaGemm(const Operation &Gemm,
                                           const Target &Tgt, int64_t Threads) {
+  if (Tgt.TensorCores && Tgt.Matrix == Target::MatrixCore::Mfma)
+    return planMfmaGemm(Gemm, Tgt, Threads);
   if (!Tgt.isCUDA() || !Tgt.TensorCores || Tgt.SmVersion < 80 ||
       Threads % 32 != 0)
     return std::nullopt;
@@ -94,13 +103,20 @@ std::optional<MmaPlan> tilec::readMmaPlan(const Operation &Gemm) {
   if (!Warps || Warps->size() != 2 || !Shape || Shape->size() != 3)
     return std::nullopt;
   auto P = readGemm(Gemm, *Shape);
-  if (!P || !mmaTypesSupported(P->In, P->Acc))
+  if (!P)
     return std::nullopt;
+  if (auto Mfma = Gemm.getIntArrayAttr("mfma")) {
+    if (Mfma->size() != 2 || !mfmaShapeSupported(*P, (*Mfma)[0], (*Mfma)[1]))
+      return std::nullopt;
+    P->Mfma = layout::MfmaShape{(*Mfma)[0], (*Mfma)[1]};
+  } else if (!mmaTypesSupported(P->In, P->Acc)) {
+    return std::nullopt;
+  }
   P->MWarps = (*Warps)[0];
   P->NWarps = (*Warps)[1];
   if (P->M < 1 || P->N < 1 || P->K < 1 || P->MWarps < 1 || P->NWarps < 1 ||
-      P->M % (16 * P->MWarps) != 0 || P->N % (8 * P->NWarps) != 0 ||
-      P->K % P->instrK() != 0)
+      P->M % (P->tileM() * P->MWarps) != 0 ||
+      P->N % (P->tileN() * P->NWarps) != 0 || P->K % P->instrK() != 0)
     return std::nullopt;
   return P;
 }
@@ -108,6 +124,8 @@ std::optional<MmaPlan> tilec::readMmaPlan(const Operation &Gemm) {
 void tilec::recordMmaPlan(Operation &Gemm, const MmaPlan &P) {
   Gemm.setAttr("mma_warps", Attribute::intArray({P.MWarps, P.NWarps}));
   Gemm.setAttr("mma_shape", Attribute::intArray({P.M, P.N, P.K}));
+  if (P.Mfma)
+    Gemm.setAttr("mfma", Attribute::intArray({P.Mfma->Tile, P.Mfma->K}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -166,4 +184,53 @@ TileCoords tilec::mmaCoordB(const MmaPlan &P, IndexExpr Ni, IndexExpr Ks,
   if (P.TransB)
     return {Col, K};
   return {K, Col};
+}
+
+//===----------------------------------------------------------------------===//
+// Register maps of fragment operands
+//===----------------------------------------------------------------------===//
+
+/// The register of element E of tile (T1, T2) for thread (Warp, Lane), or
+/// -1 when F does not give that element to that thread.
+static int64_t registerOf(const MmaPlan &P, const Fragment &F,
+                          const CoordFn &Coords, int64_t T1, int64_t T2,
+                          int64_t E, int64_t Warp, int64_t Lane) {
+  layout::Env Env;
+  Env["lane"] = Lane;
+  Env["wm"] = Warp % P.MWarps;
+  Env["wn"] = Warp / P.MWarps;
+  TileCoords TC = Coords(IndexExpr(T1), IndexExpr(T2), E);
+  auto Row = layout::evaluate(TC.Row, Env), Col = layout::evaluate(TC.Col, Env);
+  if (!Row || !Col)
+    return -1;
+  int64_t Idx[] = {*Row, *Col};
+  bool Owned = false;
+  for (int64_t Rep = 0; Rep != F.getReplicateSize() && !Owned; ++Rep)
+    Owned = F.forwardThread(Idx, Rep) == Warp * P.warpSize() + Lane;
+  auto Reg = F.forward(Idx);
+  return Owned && Reg ? (*Reg)[0] : -1;
+}
+
+std::optional<TileMap> tilec::mapFragmentTiles(const MmaPlan &P,
+                                               const Fragment &F,
+                                               const CoordFn &Coords,
+                                               int64_t N1, int64_t N2,
+                                               int64_t Elems) {
+  auto Reg = [&](int64_t T1, int64_t T2, int64_t E, int64_t W, int64_t L) {
+    return registerOf(P, F, Coords, T1, T2, E, W, L);
+  };
+  TileMap Map;
+  Map.Base = Reg(0, 0, 0, 0, 0);
+  Map.S1 = N1 > 1 ? Reg(1, 0, 0, 0, 0) - Map.Base : 0;
+  Map.S2 = N2 > 1 ? Reg(0, 1, 0, 0, 0) - Map.Base : 0;
+  int64_t Warps = P.MWarps * P.NWarps;
+  for (int64_t W = 0; W != Warps; ++W)
+    for (int64_t L = 0; L != P.warpSize(); ++L)
+      for (int64_t T1 = 0; T1 != N1; ++T1)
+        for (int64_t T2 = 0; T2 != N2; ++T2)
+          for (int64_t E = 0; E != Elems; ++E)
+            if (Reg(T1, T2, E, W, L) !=
+                Map.Base + Map.S1 * T1 + Map.S2 * T2 + E)
+              return std::nullopt;
+  return Map;
 }

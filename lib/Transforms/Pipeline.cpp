@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Transforms/Pipeline.h"
+#include "AMD/LowerMfma.h"
 #include "ApplySharedLayouts.h"
 #include "BankConflicts.h"
 #include "CheckTarget.h"
@@ -49,6 +50,7 @@ void tilec::registerAllPasses() {
   registerPass("lower-parallel", createLowerParallelPass);
   registerPass("lower-fragments", createLowerFragmentsPass);
   registerPass("lower-mma", createLowerMmaPass);
+  registerPass("lower-mfma", createLowerMfmaPass);
   registerPass("rasterize", createRasterizePass);
   registerPass("lower-pipelined", createLowerPipelinedPass);
   registerPass("plan-shared-memory", createPlanSharedMemoryPass);
@@ -64,10 +66,13 @@ void tilec::registerAllPasses() {
 
 void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
                                  PipelineEnd End) {
-  // sm_80 and sm_90 part ways here: with wgmma (sm_90, compiled for
-  // sm_90a; --no-wgmma turns it off) four Hopper passes join the
-  // pipeline, marked "Hopper:" below. Everything else is shared.
+  // The targets part ways here: with wgmma (sm_90, compiled for sm_90a;
+  // --no-wgmma turns it off) four Hopper passes join the pipeline, marked
+  // "Hopper:" below; on AMD (gfx90a, gfx940) tensor-core gemms are MFMA
+  // and lower-mfma replaces lower-mma, marked "AMD:". Everything else is
+  // shared and reads the target's facts (warp width, asynchronous copies).
   const bool Hopper = Tgt.Wgmma;
+  const bool AMD = Tgt.Matrix == Target::MatrixCore::Mfma;
   // Front-end cleanup: constants Sema could not see through fold in the IR,
   // and control flow they decide disappears.
   PM.addPass(createFoldConstantsPass());
@@ -102,7 +107,11 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   PM.addPass(createLowerFragmentsPass());
   // Tensor-core gemms: ldmatrix from shared memory, mma.sync on the
   // register arrays lower-fragments just produced.
-  PM.addPass(createLowerMmaPass());
+  // AMD: register loads from LDS and MFMA instructions instead.
+  if (AMD)
+    PM.addPass(createLowerMfmaPass());
+  else
+    PM.addPass(createLowerMmaPass());
   // Hopper: wgmma gemms become wgmma.mma_async on descriptors of their
   // shared operands, accumulators in the same register arrays.
   if (Hopper)

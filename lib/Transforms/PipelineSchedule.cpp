@@ -34,6 +34,7 @@ bool tilec::groupIsWritten(const Operation &Op, unsigned G) {
   case OpKind::Atomic:
   case OpKind::Ldmatrix:
   case OpKind::Mma:
+  case OpKind::Mfma:
   case OpKind::Wgmma:
     return G == 0;
   default:

@@ -62,12 +62,12 @@ Value *tilec::combineValues(Builder &B, ReduceKind K, Value *A, Value *X) {
   }
 }
 
-Value *tilec::emitShflXor(Builder &B, Value *V, int64_t Mask) {
+Value *tilec::emitShflXor(Builder &B, Value *V, int64_t Mask, int64_t Width) {
   Value *Lane = B.createConstInt(Mask);
   return B
       .create(OpKind::Shfl, {V, Lane}, {}, {V->getType()},
               {{"mode", Attribute::string("xor")},
-               {"width", Attribute::integer(32)}})
+               {"width", Attribute::integer(Width)}})
       ->getResult();
 }
 

@@ -31,8 +31,9 @@ ir::Value *prepareValue(ir::Builder &B, ReduceKind K, ir::Value *X, DType T);
 /// add (sum kinds), max (max kinds) or min.
 ir::Value *combineValues(ir::Builder &B, ReduceKind K, ir::Value *A,
                          ir::Value *X);
-/// %r = shfl %v, Mask {mode = "xor", width = 32}
-ir::Value *emitShflXor(ir::Builder &B, ir::Value *V, int64_t Mask);
+/// %r = shfl %v, Mask {mode = "xor", width = Width} (the warp width)
+ir::Value *emitShflXor(ir::Builder &B, ir::Value *V, int64_t Mask,
+                       int64_t Width);
 void emitBarrier(ir::Builder &B);
 
 /// `parallel {extents, loop_layout = Layout, vector_size = 1}` with

@@ -105,7 +105,8 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
                "Print what the run of the file's driver (which finds the "
                "arguments kernels are called with) could not evaluate");
   App.add_option("--target", Opts.TargetName,
-                 "Target GPU: sm_80 (default), sm_90, gfx90a, gfx940");
+                 "Target GPU: sm_80 (default), sm_90, gfx90a, gfx940 (alias "
+                 "gfx942); gfx targets emit HIP");
   App.add_option("--num-sms", Opts.NumSMs,
                  "Multiprocessor count that device queries in the program "
                  "(driver.get_num_sms()) return; default: the target's part "
@@ -121,7 +122,8 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_option(
          "--emit", Raw.Emit,
          "What to write: tokens, ast, ir (checked tile IR), lowered-ir, "
-         "cuda (default; .cu/.h/.json), hip")
+         "cuda (default; .cu/.h/.json), hip (default for gfx targets; "
+         ".hip/.h/.json)")
       ->check(CLI::IsMember(keysOf(EmitNames)));
   App.add_option("--input-format", Raw.Format,
                  "Input language: auto (default: by suffix, .tir is IR), tile, "

@@ -28,13 +28,14 @@ using namespace tilec;
 
 namespace {
 
-/// The .cu path: -o as given, else the input's stem in the current
+/// The .cu/.hip path: -o as given, else the input's stem in the current
 /// directory.
-std::string cudaOutputPath(const DriverOptions &Opts) {
+std::string sourceOutputPath(const DriverOptions &Opts) {
   if (!Opts.Output.empty())
     return Opts.Output;
   llvm::StringRef Stem = llvm::sys::path::stem(Opts.Input);
-  return (Stem.empty() || Opts.Input == "-" ? "kernel" : Stem.str()) + ".cu";
+  return (Stem.empty() || Opts.Input == "-" ? "kernel" : Stem.str()) +
+         (Opts.Emit == EmitKind::HIP ? ".hip" : ".cu");
 }
 
 /// One compilation of one input buffer (a whole file, or one chunk of it
@@ -134,15 +135,17 @@ private:
   void emit(ir::Operation &Module) {
     if (Opts.Emit == EmitKind::IR || Opts.Emit == EmitKind::LoweredIR)
       return ir::printModule(Module, OS, printOptions());
-    if (Opts.Emit == EmitKind::CUDA && Tgt.isCUDA())
-      return emitCUDAFiles(Module);
-    Diags.report(Location(), diag::err_feature_unsupported) << fmt::format(
-        "--emit={} for target {}", emitKindName(Opts.Emit), Tgt.Name);
+    EmitKind Native = Tgt.isHIP() ? EmitKind::HIP : EmitKind::CUDA;
+    if (Opts.Emit == Native)
+      return emitSourceFiles(Module);
+    Diags.report(Location(), diag::err_emit_wrong_target)
+        << emitKindName(Opts.Emit) << Tgt.Name << emitKindName(Native);
   }
 
-  /// Writes NAME.cu at the -o path and NAME.h / NAME.json beside it.
-  void emitCUDAFiles(ir::Operation &Module) {
-    std::string CuPath = cudaOutputPath(Opts);
+  /// Writes NAME.cu (NAME.hip) at the -o path and NAME.h / NAME.json
+  /// beside it.
+  void emitSourceFiles(ir::Operation &Module) {
+    std::string CuPath = sourceOutputPath(Opts);
     CodeGenOptions CG;
     CG.Tgt = Tgt;
     CG.BaseName = llvm::sys::path::stem(CuPath).str();
@@ -150,7 +153,7 @@ private:
     CG.Version = TILEC_VERSION;
     CG.LineDirectives = Opts.LineDirectives;
     EmittedFiles Files;
-    if (!emitCUDA(Module, CG, Files, Diags))
+    if (!emitSource(Module, CG, Files, Diags))
       return;
     llvm::SmallString<256> Base(CuPath);
     llvm::sys::path::replace_extension(Base, "");

@@ -1,8 +1,9 @@
-//===- CUDAEmitter.h - CUDA source, header and manifest --------*- C++ -*-===//
+//===- CUDAEmitter.h - CUDA/HIP source, header and manifest ----*- C++ -*-===//
 //
 // Turns a verified module of LOW-LEVEL tile IR (after lowering: no tile
 // operators, no fragment buffers; see docs/ir.md "Low-level ops") into three
-// texts:
+// texts (HIP targets: NAME.hip, the same contract with hip* spellings; see
+// lib/CodeGen/Dialect.h):
 //
 //   NAME.cu    one `__global__` function per `kernel` op, plus one
 //              `extern "C" int <func>(...)` launcher per func that checks
@@ -14,7 +15,7 @@
 // docs/launch-api.md documents the generated API. Anything the emitter
 // cannot translate (a tile op or fragment buffer left by lowering, a dtype
 // with no CUDA form) is reported through the DiagnosticEngine and makes
-// emitCUDA return false; the output strings are then unspecified. The
+// emitSource return false; the output strings are then unspecified. The
 // output is deterministic: the same module and options give byte-identical
 // texts.
 //
@@ -49,15 +50,15 @@ struct CodeGenOptions {
 };
 
 struct EmittedFiles {
-  std::string Source;   // NAME.cu
+  std::string Source;   // NAME.cu or NAME.hip
   std::string Header;   // NAME.h
   std::string Manifest; // NAME.json
 };
 
-/// Emits CUDA for every func of \p Module (a `module` op). Returns false
-/// after reporting diagnostics.
-bool emitCUDA(const ir::Operation &Module, const CodeGenOptions &Opts,
-              EmittedFiles &Out, DiagnosticEngine &Diags);
+/// Emits CUDA (or HIP, for a HIP target) for every func of \p Module (a
+/// `module` op). Returns false after reporting diagnostics.
+bool emitSource(const ir::Operation &Module, const CodeGenOptions &Opts,
+                EmittedFiles &Out, DiagnosticEngine &Diags);
 
 } // namespace tilec
 

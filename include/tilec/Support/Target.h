@@ -1,11 +1,14 @@
 //===- Target.h - GPU targets tilec can compile for ------------*- C++ -*-===//
 //
 // The few facts about a GPU that Sema, passes and emitters need. Known
-// targets: sm_80 (A100), sm_90 (H100), gfx90a (MI200), gfx940 (MI300).
-// MaxSharedMemoryBytes is the dynamic shared memory one block may use
-// (sm_80: 163 KiB, sm_90: 227 KiB, AMD: 64 KiB LDS). The launch and
-// per-thread limits are CUDA's (compute capability 8.x/9.x); the AMD
-// targets share them for now, since nothing is emitted for them yet.
+// targets: sm_80 (A100), sm_90 (H100), gfx90a (MI200), gfx940 (MI300;
+// gfx942 is accepted as its alias). MaxSharedMemoryBytes is the dynamic
+// shared memory one block may use (sm_80: 163 KiB, sm_90: 227 KiB, AMD:
+// 64 KiB LDS). Everything the AMD targets do differently is one of these
+// facts, read by the shared passes and the emitter's Dialect: a wavefront
+// of 64 lanes (WarpSize), no asynchronous copies (AsyncCopy), MFMA instead
+// of mma.sync (MatrixCore). The launch limits of both vendors agree on
+// what tilec checks (1024 threads per block).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_SUPPORT_TARGET_H
@@ -21,6 +24,8 @@ namespace tilec {
 
 struct Target {
   enum class Backend { CUDA, HIP };
+  /// The tensor-core instructions T.gemm lowers to (when TensorCores).
+  enum class MatrixCore { MmaSync, Mfma };
 
   std::string Name;
   Backend Kind = Backend::CUDA;
@@ -36,6 +41,13 @@ struct Target {
   /// T.gemm may use wgmma (sm_90, compiled for sm_90a); off (--no-wgmma):
   /// the sm_80 lowering (mma.sync).
   bool Wgmma = false;
+  MatrixCore Matrix = MatrixCore::MmaSync;
+  /// K of the int8 MFMA: 32 on gfx940 (v_mfma_i32_16x16x32_i8), 16 on
+  /// gfx90a (v_mfma_i32_16x16x16i8).
+  int MfmaInt8K = 0;
+  /// Global->shared copies can be asynchronous (cp.async, sm_80+); without
+  /// it T.Pipelined stages plain vectorized loads.
+  bool AsyncCopy = true;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};
@@ -59,7 +71,8 @@ struct Target {
 /// that takes about a second.
 constexpr int64_t MaxFragmentElements = int64_t(1) << 18;
 
-/// "sm_80", "sm_90", "gfx90a", "gfx940"; std::nullopt otherwise.
+/// "sm_80", "sm_90", "gfx90a", "gfx940" (or its alias "gfx942", which
+/// gives the gfx940 target); std::nullopt otherwise.
 std::optional<Target> parseTarget(llvm::StringRef Name);
 /// The default target (sm_80).
 Target defaultTarget();

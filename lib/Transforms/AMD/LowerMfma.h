@@ -1,0 +1,37 @@
+//===- LowerMfma.h - T.gemm on AMD matrix cores (MFMA) ---------*- C++ -*-===//
+//
+// Expects: lower-fragments output on a target with MFMA (gfx90a, gfx940);
+//   every MFMA `gemm` carries the plan of gemm-layout (`mma_warps`,
+//   `mma_shape`, `mfma = [tile, k]`, see AMD/MfmaGemm.h), its C and any
+//   fragment operand are register arrays laid out by the plan's fragments
+//   (MfmaLayouts.h), its other operands are shared buffers at their
+//   logical indices.
+// Does: replaces each such gemm by the work of one wavefront. With tx the
+//   linear thread id, lane = tx % 64, wave = tx // 64, wm = wave % MW,
+//   wn = wave // MW:
+//     [clear_accum: every C register = 0]
+//     for %ks in [0, K / k) {unroll}
+//       A registers of k step ks for each m-tile mi   (shared operands:
+//       B registers of k step ks for each n-tile ni    element loads)
+//       for mi, ni {unroll}: mfma C[c(mi, ni)], A[a(mi, ks)], B[b(ni, ks)]
+//   Shared operands are read element by element at the coordinates of
+//   the instruction's lane layout (the backend merges neighbouring LDS
+//   reads). Fragment operands are used in place: the register offsets of
+//   each instruction tile are computed from the fragment layout by
+//   evaluation and must be affine in the tile indices with the tile's
+//   elements contiguous (true of the layouts gemm-layout pins).
+// Guarantees: no MFMA `gemm` remains; each lane passes the MFMA exactly the
+//   elements the instruction's layout assigns to it. No barrier is emitted
+//   (insert-barriers places them).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_TRANSFORMS_AMD_LOWERMFMA_H
+#define TILEC_TRANSFORMS_AMD_LOWERMFMA_H
+
+#include "tilec/Transforms/Pass.h"
+
+namespace tilec {
+std::unique_ptr<Pass> createLowerMfmaPass();
+} // namespace tilec
+
+#endif // TILEC_TRANSFORMS_AMD_LOWERMFMA_H

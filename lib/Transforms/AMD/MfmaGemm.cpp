@@ -1,0 +1,109 @@
+//===- MfmaGemm.cpp - How a T.gemm maps onto AMD MFMA ---------------------===//
+
+#include "MfmaGemm.h"
+#include "GemmLayout.h"
+#include <fmt/format.h>
+
+using namespace tilec;
+using namespace tilec::ir;
+using layout::IndexExpr;
+using layout::MfmaShape;
+
+bool tilec::mfmaShapeSupported(const MmaPlan &P, int64_t Tile, int64_t K) {
+  switch (P.In) {
+  case DType::Float16:
+  case DType::BFloat16:
+    return P.Acc == DType::Float32 &&
+           ((Tile == 16 && K == 16) || (Tile == 32 && K == 8));
+  case DType::Int8:
+    return P.Acc == DType::Int32 && Tile == 16 && (K == 16 || K == 32);
+  default:
+    return false;
+  }
+}
+
+std::string tilec::mfmaInstruction(DType In, int64_t Tile, int64_t K) {
+  if (In == DType::Int8)
+    return K == 32 ? "i32_16x16x32_i8" : "i32_16x16x16i8";
+  return fmt::format("f32_{0}x{0}x{1}{2}", Tile, K,
+                     In == DType::BFloat16 ? "bf16_1k" : "f16");
+}
+
+/// The instruction shapes for the gemm's dtypes on \p Tgt, preferred first.
+static std::vector<MfmaShape> candidateShapes(const MmaPlan &P,
+                                              const Target &Tgt) {
+  if (P.In == DType::Int8)
+    return {{16, Tgt.MfmaInt8K}};
+  return {{32, 8}, {16, 16}};
+}
+
+std::optional<MmaPlan> tilec::planMfmaGemm(const Operation &Gemm,
+                                           const Target &Tgt, int64_t Threads) {
+  auto P = readShape(Gemm);
+  auto Policy =
+      parseGemmPolicy(Gemm.getStringAttr("policy").value_or("Square"));
+  if (!P || !Policy || Threads % layout::MfmaWaveSize != 0)
+    return std::nullopt;
+  for (MfmaShape S : candidateShapes(*P, Tgt)) {
+    if (!mfmaShapeSupported(*P, S.Tile, S.K) || P->K % S.K != 0)
+      continue;
+    auto W = layout::computeWarpPartition(
+        P->M, P->N, Threads / layout::MfmaWaveSize, *Policy, S.Tile, S.Tile);
+    if (!W)
+      continue;
+    P->Mfma = S;
+    P->MWarps = W->MWarps;
+    P->NWarps = W->NWarps;
+    return P;
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Instruction tiles
+//===----------------------------------------------------------------------===//
+// The lane layouts of MfmaLayouts.h evaluated at lane "lane" and element
+// E, offset by the tile's place in the block: wavefronts interleave at
+// instruction-tile granularity, as in the block fragments.
+
+/// Coordinates of (lane, E) in layout \p L, plus the tile origin.
+static TileCoords laneCoords(const layout::Layout &L, int64_t E, IndexExpr Row0,
+                             IndexExpr Col0) {
+  layout::VarMap Map;
+  Map["i"] = IndexExpr::var("lane");
+  Map["j"] = IndexExpr(E);
+  llvm::ArrayRef<IndexExpr> F = L.getForwardIndex();
+  return {Row0 + layout::substitute(F[0], Map),
+          Col0 + layout::substitute(F[1], Map)};
+}
+
+static IndexExpr tileRow(const MmaPlan &P, IndexExpr Mi) {
+  return Mi * (P.tileM() * P.MWarps) + IndexExpr::var("wm") * P.tileM();
+}
+static IndexExpr tileCol(const MmaPlan &P, IndexExpr Ni) {
+  return Ni * (P.tileN() * P.NWarps) + IndexExpr::var("wn") * P.tileN();
+}
+
+TileCoords tilec::mfmaCoordC(const MmaPlan &P, IndexExpr Mi, IndexExpr Ni,
+                             int64_t E) {
+  return laneCoords(layout::makeMfmaLaneLayoutC(*P.Mfma), E, tileRow(P, Mi),
+                    tileCol(P, Ni));
+}
+
+TileCoords tilec::mfmaCoordA(const MmaPlan &P, IndexExpr Mi, IndexExpr Ks,
+                             int64_t E) {
+  TileCoords C = laneCoords(layout::makeMfmaLaneLayoutA(*P.Mfma), E,
+                            tileRow(P, Mi), Ks * P.instrK());
+  if (P.TransA)
+    return {C.Col, C.Row};
+  return C;
+}
+
+TileCoords tilec::mfmaCoordB(const MmaPlan &P, IndexExpr Ni, IndexExpr Ks,
+                             int64_t E) {
+  TileCoords C = laneCoords(layout::makeMfmaLaneLayoutB(*P.Mfma), E,
+                            Ks * P.instrK(), tileCol(P, Ni));
+  if (P.TransB)
+    return {C.Col, C.Row};
+  return C;
+}

@@ -1,0 +1,48 @@
+//===- MfmaGemm.h - How a T.gemm maps onto AMD MFMA ------------*- C++ -*-===//
+//
+// The AMD half of MmaGemm.h, shared by gemm-layout (planMmaGemm calls
+// planMfmaGemm on targets whose matrix cores are MFMA) and lower-mfma.
+//
+// Expects: a `gemm %A, %B, %C` whose operands have static rank-2 shapes.
+// Does: planMfmaGemm() decides whether the gemm runs on MFMA and with which
+//   instruction:
+//     f16 -> f32      v_mfma_f32_32x32x8f16 when every wavefront tile is
+//                     a multiple of 32 x 32, else v_mfma_f32_16x16x16f16
+//     bf16 -> f32     the same shapes, _bf16_1k forms
+//     int8 -> int32   v_mfma_i32_16x16x32_i8 (gfx940) or
+//                     v_mfma_i32_16x16x16i8 (gfx90a): Target::MfmaInt8K
+//   and splits the C tile over the block's wavefronts of 64 lanes
+//   (computeWarpPartition with the instruction tile). Other dtypes (fp8,
+//   tf32, uint8, f16 accumulators) run on the vector ALUs (FMA).
+//   mfmaCoordA/B/C give the per-lane element coordinates of one
+//   instruction tile (MfmaLayouts.h) as IndexExprs over "lane", "wm", "wn".
+// Guarantees: a plan only when the wavefront tiles are multiples of the
+//   instruction tile and K of its k.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_TRANSFORMS_AMD_MFMAGEMM_H
+#define TILEC_TRANSFORMS_AMD_MFMAGEMM_H
+
+#include "MmaGemm.h"
+
+namespace tilec {
+
+/// Whether an MFMA of tile \p Tile and k \p K exists for the dtypes of \p P.
+bool mfmaShapeSupported(const MmaPlan &P, int64_t Tile, int64_t K);
+/// The MFMA plan of \p Gemm, or nullopt (see above).
+std::optional<MmaPlan> planMfmaGemm(const ir::Operation &Gemm,
+                                    const Target &Tgt, int64_t Threads);
+/// The instruction's name without `v_mfma_`, e.g. "f32_16x16x16f16"; the
+/// `mfma` op's `instr` attribute and the runtime wrapper's suffix.
+std::string mfmaInstruction(DType In, int64_t Tile, int64_t K);
+
+TileCoords mfmaCoordC(const MmaPlan &P, layout::IndexExpr Mi,
+                      layout::IndexExpr Ni, int64_t E);
+TileCoords mfmaCoordA(const MmaPlan &P, layout::IndexExpr Mi,
+                      layout::IndexExpr Ks, int64_t E);
+TileCoords mfmaCoordB(const MmaPlan &P, layout::IndexExpr Ni,
+                      layout::IndexExpr Ks, int64_t E);
+
+} // namespace tilec
+
+#endif // TILEC_TRANSFORMS_AMD_MFMAGEMM_H
