@@ -56,6 +56,8 @@ public:
         OK &= checkGemmDTypes(Op, Ctx);
       if (Op.is(OpKind::MBarrierExpectTx))
         OK &= checkHopperOnly(Op, "T.mbarrier_expect_tx", Ctx);
+      if (const char *What = ptxOnlyFeature(Op))
+        OK &= checkNotAMD(Op, What, Ctx);
     });
     return OK;
   }
@@ -85,13 +87,32 @@ private:
     return false;
   }
 
+  /// The user synchronization tilec writes as PTX (mbarriers, named
+  /// barriers): nothing on AMD implements it yet.
+  static const char *ptxOnlyFeature(const Operation &Op) {
+    if (Op.is(OpKind::MBarrierInit))
+      return "mbarriers (T.alloc_barrier)";
+    if (Op.is(OpKind::Barrier) && Op.getAttr("id"))
+      return "named barriers (T.sync_threads(id, count))";
+    return nullptr;
+  }
+
+  bool checkNotAMD(Operation &Op, llvm::StringRef What, PassContext &Ctx) {
+    if (!Ctx.Tgt.isHIP())
+      return true;
+    Ctx.Diags.report(Op.getLoc(), diag::err_feature_unsupported)
+        << What.str() + " on " + Ctx.Tgt.Name;
+    return false;
+  }
+
+  /// fp8 needs sm_89+; on AMD, gfx940 has fp8 MFMA but ROCm 5.2's HIP has
+  /// no fp8 types to hold the operands.
   bool checkGemmDTypes(Operation &Gemm, PassContext &Ctx) {
     for (Value *V : Gemm.getOperands()) {
       DType T = V->getType().getDType();
       bool Unsupported =
           isSubByte(T) ||
-          (isFp8(T) && (Ctx.Tgt.isCUDA() ? Ctx.Tgt.SmVersion < 89
-                                         : Ctx.Tgt.Name == "gfx90a"));
+          (isFp8(T) && (Ctx.Tgt.isHIP() || Ctx.Tgt.SmVersion < 89));
       if (!Unsupported)
         continue;
       Ctx.Diags.report(Gemm.getLoc(), diag::err_dtype_unsupported_on_target)

@@ -7,9 +7,10 @@
 //   times (the pipeliner multi-buffers it), and compares it with the
 //   target's per-block limit (plan-shared-memory checks the final plan);
 //   rejects dtypes the target's tensor cores or
-//   memory system cannot handle (fp8 before sm_90 and on gfx90a, 4-bit
+//   memory system cannot handle (fp8 before sm_89 and on AMD, 4-bit
 //   types in gemm) and instructions the target lacks
-//   (`mbarrier_expect_tx` before sm_90).
+//   (`mbarrier_expect_tx` before sm_90; mbarriers and named barriers on
+//   AMD, err_feature_unsupported).
 // Guarantees: reports err_shared_memory_limit with a note per shared buffer
 //   live at the peak,
 //   err_dtype_unsupported_on_target at the op that needs the dtype,
