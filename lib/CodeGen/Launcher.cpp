@@ -89,11 +89,13 @@ public:
 private:
   void emitChecks();
   void emitWorkspace();
-  /// `return Status;`, freeing the workspace first when there is one.
+  /// `return Status;`, freeing the workspace first when there is one (the
+  /// free's own status is dropped: Status already reports the failure, and
+  /// hipFreeAsync's result must be used explicitly).
   std::string fail(const char *Status) const {
     if (WorkspacePtr.empty())
       return fmt::format("return {};", Status);
-    return fmt::format("{{ {}({}, stream); return {}; }}", D.FreeAsync,
+    return fmt::format("{{ (void){}({}, stream); return {}; }}", D.FreeAsync,
                        WorkspacePtr, Status);
   }
   void emitHostValue(const Operation &Op);
