@@ -1,7 +1,7 @@
 # add_tile_kernel(): compile a .tile file with tilec at build time.
 #
 #   add_tile_kernel(<name> SOURCE <file.tile>
-#                   [TARGET sm_80|sm_90|gfx90a|gfx940]   (default sm_90)
+#                   [TARGET sm_80|sm_90|gfx90a|gfx940|gfx942]   (default sm_90)
 #                   [KERNEL <prim_func name>]
 #                   [DEFINES NAME=VALUE ...]
 #                   [OPTIONS <extra tilec flags> ...])
@@ -87,7 +87,10 @@ function(add_tile_kernel name)
     tilec_cuda_architecture(cuda_arch "${ARG_TARGET}")
     set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${cuda_arch}")
   else()
-    set_target_properties(${name} PROPERTIES HIP_ARCHITECTURES "${ARG_TARGET}")
+    # tilec compiles gfx942 as gfx940 (docs/targets.md), which the ROCm 5.2
+    # compilers know.
+    string(REPLACE "gfx942" "gfx940" hip_arch "${ARG_TARGET}")
+    set_target_properties(${name} PROPERTIES HIP_ARCHITECTURES "${hip_arch}")
   endif()
   set_target_properties(${name} PROPERTIES TILEC_KERNEL_JSON "${dir}/${name}.json")
   target_include_directories(${name} PUBLIC "${dir}")

@@ -1,8 +1,8 @@
 //===- tilec_pipeline_fuzz.cpp - libFuzzer entry for the whole compiler ---===//
 //
-// Compiles arbitrary bytes as one .tile file the way `tilec --emit=cuda`
-// does, for sm_80 and for sm_90: Sema, every pass of the default pipeline
-// with the verifier after each, then the CUDA emitter into strings (no
+// Compiles arbitrary bytes as one .tile file the way `tilec` does, for
+// sm_80, sm_90 and gfx90a (HIP, MFMA): Sema, every pass of the default
+// pipeline with the verifier after each, then the emitter into strings (no
 // files). Errors in the input must come out as diagnostics; a crash, an
 // assert, a sanitizer report, a hang (-timeout), runaway memory
 // (-rss_limit_mb), IR that a pass leaves invalid or an "internal:"
@@ -88,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (!Module || Diags.hasErrors())
     return 0;
   // Passes rewrite the module in place: each target gets its own Sema run.
-  for (const char *Name : {"sm_80", "sm_90"})
+  for (const char *Name : {"sm_80", "sm_90", "gfx90a"})
     compileFor(*Module, SM, *parseTarget(Name));
   return 0;
 }

@@ -118,8 +118,9 @@ run_fuzzers() {
   run_fuzzer tilec_fuzz .tile tile.dict 5
   run_fuzzer tilec_ir_fuzz .tir tir.dict 5
   # Seeded with the examples only: its mutator edits working programs. An
-  # input compiles twice (sm_80, sm_90) through every pass; under the
-  # sanitizers dequant_gemm.tile alone takes about 6 s (0.7 s in Release).
+  # input compiles three times (sm_80, sm_90, gfx90a) through every pass;
+  # under the sanitizers dequant_gemm.tile alone takes about 9 s (1.8 s in
+  # Release).
   run_fuzzer tilec_pipeline_fuzz .tile tile.dict 30 "$TILEC_ROOT/examples"
 }
 
