@@ -525,12 +525,12 @@ template <typename T> __device__ inline T mfmaLoad(const void *P) {
   return V;
 }
 
-#define TILEC_DEFINE_MFMA(Name, DT, AccT, OpT)                                \
-  __device__ inline void mfma_##Name(DT *D, const void *A, const void *B) {  \
-    AccT Acc = mfmaLoad<AccT>(D);                                            \
-    Acc = __builtin_amdgcn_mfma_##Name(mfmaLoad<OpT>(A), mfmaLoad<OpT>(B),   \
-                                       Acc, 0, 0, 0);                        \
-    __builtin_memcpy(D, &Acc, sizeof(AccT));                                 \
+#define TILEC_DEFINE_MFMA(Name, DT, AccT, OpT)                                 \
+  __device__ inline void mfma_##Name(DT *D, const void *A, const void *B) {    \
+    AccT Acc = mfmaLoad<AccT>(D);                                              \
+    Acc = __builtin_amdgcn_mfma_##Name(mfmaLoad<OpT>(A), mfmaLoad<OpT>(B),     \
+                                       Acc, 0, 0, 0);                          \
+    __builtin_memcpy(D, &Acc, sizeof(AccT));                                   \
   }
 
 TILEC_DEFINE_MFMA(f32_16x16x16f16, float, mfmaFloat4, mfmaHalf4)
