@@ -7,7 +7,9 @@
 // layouts define them (MfmaLayouts.h, checked against AMD's tables in
 // MfmaLayoutTests.cpp), and accumulates into the registers the C tile map
 // names. The result, read back through C's fragment, must equal the
-// reference product for every shape, transpose and placement below.
+// reference product for every shape, transpose and placement below. Where
+// k is an operand's inner dimension, lower-mfma reads a lane's elements
+// with one vcopy from the first one's coordinates: they must be one run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,6 +107,14 @@ void simulate(const MmaPlan &P, bool ARegs) {
               layout::Indices InB = *LB.forward({L, E});
               auto [AR, AC] = Lane.at(mfmaCoordA(P, Mi, Ks, E));
               auto [BR, BC] = Lane.at(mfmaCoordB(P, Ni, Ks, E));
+              auto A0 = Lane.at(mfmaCoordA(P, Mi, Ks, 0));
+              auto B0 = Lane.at(mfmaCoordB(P, Ni, Ks, 0));
+              if (!P.TransA)
+                REQUIRE(std::make_pair(AR, AC) ==
+                        std::make_pair(A0.first, A0.second + E));
+              if (P.TransB)
+                REQUIRE(std::make_pair(BR, BC) ==
+                        std::make_pair(B0.first, B0.second + E));
               TA[InA[0]][InA[1]] =
                   ARegs ? AFrag[Lane.thread()][AOff + E] : AStored[AR][AC];
               TB[InB[0]][InB[1]] = BStored[BR][BC];

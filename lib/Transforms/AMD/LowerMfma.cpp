@@ -127,9 +127,25 @@ private:
             [&](IndexExpr R) { B.createStore(Zero, C, {emit(R)}); });
   }
 
+  /// Whether the lane's elements of \p Src are one run along its last
+  /// dimension (k inner) that no layout annotation can split: then one
+  /// vcopy moves them (8 bytes, ds_read_b64).
+  static bool contiguousRun(const Value *Src, bool KInner) {
+    return KInner && llvm::none_of(Src->getUses(), [](const Use &U) {
+             return U.User->is(OpKind::AnnotateLayout);
+           });
+  }
+
   /// Register Off + e gets element e of the lane's share of a tile.
   void loadElements(Value *Dst, IndexExpr Off, Value *Src, int64_t Elems,
+                    bool KInner,
                     const std::function<TileCoords(int64_t)> &Coords) {
+    if (contiguousRun(Src, KInner)) {
+      TileCoords At = Coords(0);
+      B.create(OpKind::VCopy, {Dst, emit(Off), Src, emit(At.Row), emit(At.Col)},
+               {2, 3}, {}, {{"lanes", Attribute::integer(Elems)}});
+      return;
+    }
     for (int64_t E = 0; E != Elems; ++E) {
       TileCoords At = Coords(E);
       Value *V = B.createLoad(Src, {emit(At.Row), emit(At.Col)});
@@ -140,12 +156,12 @@ private:
   void loadOperands(IndexExpr Ks) {
     if (ARegs)
       forLoop(P.mTiles(), "mi", [&](IndexExpr Mi) {
-        loadElements(ARegs, Mi * P.aElems(), A, P.aElems(),
+        loadElements(ARegs, Mi * P.aElems(), A, P.aElems(), !P.TransA,
                      [&](int64_t E) { return mfmaCoordA(P, Mi, Ks, E); });
       });
     if (BRegs)
       forLoop(P.nTiles(), "ni", [&](IndexExpr Ni) {
-        loadElements(BRegs, Ni * P.bElems(), Bm, P.bElems(),
+        loadElements(BRegs, Ni * P.bElems(), Bm, P.bElems(), P.TransB,
                      [&](int64_t E) { return mfmaCoordB(P, Ni, Ks, E); });
       });
   }

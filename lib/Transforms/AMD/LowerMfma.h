@@ -12,13 +12,15 @@
 //     [clear_accum: every C register = 0]
 //     for %ks in [0, K / k) {unroll}
 //       A registers of k step ks for each m-tile mi   (shared operands:
-//       B registers of k step ks for each n-tile ni    element loads)
+//       B registers of k step ks for each n-tile ni    vcopy or loads)
 //       for mi, ni {unroll}: mfma C[c(mi, ni)], A[a(mi, ks)], B[b(ni, ks)]
-//   Shared operands are read element by element at the coordinates of
-//   the instruction's lane layout (the backend merges neighbouring LDS
-//   reads). Fragment operands are used in place: the register offsets of
-//   each instruction tile are computed from the fragment layout by
-//   evaluation and must be affine in the tile indices with the tile's
+//   Shared operands are read at the coordinates of the instruction's lane
+//   layout: a lane's elements are consecutive k, so where k is the
+//   buffer's inner dimension (A [M, K], B [N, K]) and no annotate_layout
+//   can split the run, one `vcopy` of the lane's 4 or 8 bytes each;
+//   otherwise element by element. Fragment operands are used in place: the
+//   register offsets of each instruction tile are computed from the fragment
+//   layout by evaluation and must be affine in the tile indices with the tile's
 //   elements contiguous (true of the layouts gemm-layout pins).
 // Guarantees: no MFMA `gemm` remains; each lane passes the MFMA exactly the
 //   elements the instruction's layout assigns to it. No barrier is emitted
