@@ -167,10 +167,12 @@ void runEntries(Interp &I, const Module &M, const Recorder &Rec) {
 
 CallSiteMap sema::findCallSites(const Module &M, llvm::SourceMgr &SM,
                                 const SemaOptions &Opts,
-                                llvm::ArrayRef<WantedKernel> Wanted) {
+                                llvm::ArrayRef<WantedKernel> Wanted,
+                                ImportedFiles *Files) {
   DiagnosticEngine Quiet(SM, Opts.ShowDriverErrors ? &llvm::errs()
                                                    : &llvm::nulls());
   Interp I(SM, Quiet, Opts);
+  I.Files = Files;
   std::unique_ptr<ir::Operation> Scratch = ir::createModuleOp();
   I.ModuleOp = Scratch.get();
   Recorder Rec(I, Wanted);

@@ -55,10 +55,12 @@ struct WantedKernel {
 /// Runs the driver of \p M: its `if __name__ == "__main__":` blocks and
 /// bare calls at module level or, when those reach no kernel, a `main()`
 /// that needs no arguments. Records, for each function of \p Wanted, the
-/// first complete call, else the first call.
+/// first complete call, else the first call. \p Files are the Python files
+/// the driver may import beside the compiled one.
 CallSiteMap findCallSites(const ast::Module &M, llvm::SourceMgr &SM,
                           const SemaOptions &Opts,
-                          llvm::ArrayRef<WantedKernel> Wanted);
+                          llvm::ArrayRef<WantedKernel> Wanted,
+                          ImportedFiles *Files);
 
 } // namespace sema
 } // namespace tilec

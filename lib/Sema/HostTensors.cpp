@@ -19,10 +19,13 @@ namespace tilec {
 namespace sema {
 namespace host {
 
-Value makeTensor(llvm::StringRef Path, std::vector<Value> Shape, Value DT) {
+Value makeTensor(llvm::StringRef Path, std::vector<Value> Shape, Value DT,
+                 bool Contiguous, std::vector<Value> Data) {
   auto M = std::make_shared<TensorModel>();
   M->Shape = std::move(Shape);
   M->DTypeV = std::move(DT);
+  M->Contiguous = Contiguous;
+  M->Data = std::move(Data);
   return makeHostValue(Path.str(), std::move(M));
 }
 
@@ -108,6 +111,8 @@ std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
     Shape = std::vector<Value>{A.Pos[0]};
   else if ((Fn == "stack" || Fn == "cat") && !A.Pos.empty())
     return joined(Fn == "stack", A, Path);
+  else if (Fn == "tensor")
+    return tensorOfData(A, Path);
   if (!Shape)
     return std::nullopt;
   return makeTensor(Path, std::move(*Shape), dtypeKeyword(A));
@@ -140,7 +145,8 @@ static std::optional<Value> reshaped(const TensorModel &T, const CallArgs &A,
     (*Shape)[Hole] = AllInts && Known > 0
                          ? Value::integer(Total / Known)
                          : makeHostValue(Path.str() + ".shape[-1]", nullptr);
-  return makeTensor(Path, std::move(*Shape), T.DTypeV);
+  return makeTensor(Path, std::move(*Shape), T.DTypeV, T.Contiguous,
+                    T.Contiguous ? T.Data : std::vector<Value>());
 }
 
 static std::optional<Value> permuted(const TensorModel &T, const CallArgs &A,
@@ -155,7 +161,7 @@ static std::optional<Value> permuted(const TensorModel &T, const CallArgs &A,
       return std::nullopt;
     Shape.push_back(T.Shape[*K]);
   }
-  return makeTensor(Path, std::move(Shape), T.DTypeV);
+  return makeTensor(Path, std::move(Shape), T.DTypeV, false);
 }
 
 static std::optional<Value> transposed(const TensorModel &T, const CallArgs &A,
@@ -168,7 +174,7 @@ static std::optional<Value> transposed(const TensorModel &T, const CallArgs &A,
     return std::nullopt;
   std::vector<Value> Shape = T.Shape;
   std::swap(Shape[*D0], Shape[*D1]);
-  return makeTensor(Path, std::move(Shape), T.DTypeV);
+  return makeTensor(Path, std::move(Shape), T.DTypeV, false);
 }
 
 /// `t.unsqueeze(d)`, `t.squeeze(d)`, `t.flatten(s, e)`, `t.expand(...)`.
@@ -211,7 +217,10 @@ static std::optional<Value> regrouped(const TensorModel &T,
   } else {
     return std::nullopt;
   }
-  return makeTensor(Path, std::move(Shape), T.DTypeV);
+  // unsqueeze, squeeze and flatten keep a dense layout; expand does not.
+  bool Dense = T.Contiguous && Name != "expand";
+  return makeTensor(Path, std::move(Shape), T.DTypeV, Dense,
+                    Dense ? T.Data : std::vector<Value>());
 }
 
 static std::optional<Value> sized(const TensorModel &T, const CallArgs &A) {
@@ -250,22 +259,36 @@ static bool isTensorMethod(llvm::StringRef Name) {
              .Cases("to", "view", "reshape", "permute", "transpose", true)
              .Cases("size", "dim", "unsqueeze", "squeeze", "flatten", true)
              .Case("expand", true)
+             .Cases("numel", "item", "tolist", "stride", "is_contiguous", true)
+             .Cases("sum", "max", "min", "mean", true)
              .Default(false);
 }
 
 std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
                                   llvm::StringRef Name, const CallArgs &A) {
   std::string Path = Self.getAs<OpaqueObj>()->Path + "." + Name.str() + "()";
-  if (keepsShape(Name))
-    return makeTensor(Path, T.Shape, T.DTypeV);
+  if (auto R = dataMethod(T, Name, A, Path))
+    return R;
+  if (keepsShape(Name)) {
+    // Copies are dense; in-place and elementwise methods keep the layout.
+    bool Dense = T.Contiguous || Name == "contiguous" || Name == "clone";
+    bool SameData = llvm::StringSwitch<bool>(Name)
+                        .Cases("cuda", "cpu", "contiguous", "clone", true)
+                        .Cases("detach", "requires_grad_", true)
+                        .Default(false);
+    return makeTensor(Path, T.Shape, T.DTypeV, Dense,
+                      SameData ? T.Data : std::vector<Value>());
+  }
   if (auto DT = conversionDType(Name))
-    return makeTensor(Path, T.Shape, Value::dtype(*DT));
+    return makeTensor(Path, T.Shape, Value::dtype(*DT), T.Contiguous,
+                      convertData(T.Data, Value::dtype(*DT)));
   if (Name == "to") {
     Value DT = dtypeKeyword(A);
     for (const Value &V : A.Pos)
       if (DT.isNone())
         DT = dtypeArg(V);
-    return makeTensor(Path, T.Shape, DT.isNone() ? T.DTypeV : DT);
+    return makeTensor(Path, T.Shape, DT.isNone() ? T.DTypeV : DT, T.Contiguous,
+                      convertData(T.Data, DT));
   }
   if (Name == "view" || Name == "reshape")
     return reshaped(T, A, Path);
@@ -293,7 +316,7 @@ std::optional<Value> tensorAttribute(const Value &Self, const TensorModel &T,
     return T.DTypeV;
   if (Attr == "T" && T.Shape.size() == 2)
     return makeTensor(Self.getAs<OpaqueObj>()->Path + ".T",
-                      {T.Shape[1], T.Shape[0]}, T.DTypeV);
+                      {T.Shape[1], T.Shape[0]}, T.DTypeV, false);
   if (isTensorMethod(Attr))
     return methodOf(Self, Attr);
   return std::nullopt;
@@ -399,7 +422,8 @@ std::optional<Value> sema::hostElementwise(const Value &L, const Value &R,
   if (!Shape)
     return std::nullopt;
   Value DT = Compare ? Value::dtype(DType::Bool) : (TL ? TL : TR)->DTypeV;
-  return makeTensor(exprText(Whole), std::move(*Shape), DT);
+  bool Dense = (!TL || TL->Contiguous) && (!TR || TR->Contiguous);
+  return makeTensor(exprText(Whole), std::move(*Shape), DT, Dense);
 }
 
 std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
@@ -407,6 +431,9 @@ std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
   auto *T = hostModelOf<TensorModel>(Base);
   if (!T)
     return std::nullopt;
+  std::string Path = Base.getAs<OpaqueObj>()->Path + "[...]";
+  if (auto R = dataSubscript(I, *T, Index, Path))
+    return R;
   std::vector<const Expr *> Items;
   if (auto *Tup = llvm::dyn_cast<TupleExpr>(Index))
     for (const ExprPtr &E : Tup->Elts)
@@ -429,6 +456,5 @@ std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
   }
   Shape.insert(Shape.end(), T->Shape.begin() + std::min(D, T->Shape.size()),
                T->Shape.end());
-  return makeTensor(Base.getAs<OpaqueObj>()->Path + "[...]", std::move(Shape),
-                    T->DTypeV);
+  return makeTensor(Path, std::move(Shape), T->DTypeV, false);
 }

@@ -19,6 +19,7 @@
 //   SyncOps.cpp     mbarriers, named and grid barriers, T.ws roles
 //   RandomOps.cpp   T.rng_init, T.rng_rand, T.rng_rand_float (Philox)
 //   Module.cpp      module level, kernel discovery, buildModule
+//   Imports.cpp     Python files imported from the compiled file's directory
 //   HostModel.cpp   argparse, classes, device queries of host drivers
 //   HostTensors.cpp torch tensor shapes in host drivers
 //   CallSites.cpp   the arguments a file's driver passes to its kernels
@@ -42,6 +43,16 @@
 
 namespace tilec {
 namespace sema {
+
+/// Python files a program imports from its own directory, parsed once per
+/// buildModule and shared by its interpreters (their functions point into
+/// these ASTs, so the files outlive both).
+struct ImportedFiles {
+  /// The directory of the file being compiled; empty: imports find no file.
+  std::string Dir;
+  /// By module name; null when the file is missing or does not parse.
+  llvm::StringMap<std::unique_ptr<ast::Module>> ASTs;
+};
 
 /// How a statement finished.
 enum class Flow { Normal, Break, Continue, Return, Abort };
@@ -179,6 +190,12 @@ public:
   void openRegion();
   void closeRegion();
 
+  //===--- Imports (Imports.cpp) ------------------------------------------===//
+  /// The names module \p Name defines when it is a Python file beside the
+  /// file being compiled (Python puts a script's directory first on
+  /// sys.path), after running its top level once; null otherwise.
+  std::shared_ptr<Scope> importSibling(llvm::StringRef Name);
+
   //===--- Conversions (Evaluator.cpp) ------------------------------------===//
   /// Python truthiness; nullopt when it cannot be decided (reported, or a
   /// host-only value in host code, skipped silently).
@@ -284,6 +301,10 @@ public:
   std::vector<int64_t> RoleThreadCounts;
   /// The Philox state array of each kernel that calls T.rng_init.
   llvm::DenseMap<const ir::Operation *, ir::Value *> RngStates;
+  /// Files importable beside the compiled one (shared; may be null).
+  ImportedFiles *Files = nullptr;
+  /// The modules imported so far by this interpreter, by name.
+  llvm::StringMap<std::shared_ptr<Scope>> Imported;
   /// `from tilelang.language import *` was seen.
   bool StarImportT = false;
 

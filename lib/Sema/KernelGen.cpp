@@ -450,12 +450,17 @@ static std::optional<std::vector<int64_t>> threadsOf(Interp &I, const Value &V,
 }
 
 Value sema::tKernel(Interp &I, BoundArgs &A) {
-  if (A.Rest.empty() || A.Rest.size() > 3) {
+  if (A.Rest.size() > 3) {
     I.error(A.CallRange, diag::err_kernel_grid_rank) << A.Rest.size();
     return Value::poison();
   }
   auto Spec = std::make_shared<KernelSpecObj>();
   Spec->Range = A.CallRange;
+  // TileLang binds no block index then: the grid is one block.
+  if (A.Rest.empty()) {
+    Spec->Grid.push_back(Value::integer(1));
+    Spec->GridRanges.push_back(A.CallRange);
+  }
   for (size_t K = 0; K < A.Rest.size(); ++K) {
     const Value &G = A.Rest[K];
     if (G.isIntLike() && G.getInt() <= 0) {

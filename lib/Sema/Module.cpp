@@ -22,7 +22,9 @@
 #include "Interp.h"
 #include "tilec/IR/Verifier.h"
 #include "tilec/Support/Target.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 using namespace tilec;
 using namespace tilec::sema;
@@ -408,7 +410,11 @@ std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
                                                   DiagnosticEngine &Diags,
                                                   const SemaOptions &Opts) {
   unsigned ErrorsBefore = Diags.numErrors();
+  ImportedFiles Files;
+  if (llvm::sys::fs::is_regular_file(M.FileName))
+    Files.Dir = llvm::sys::path::parent_path(M.FileName).str();
   Interp I(SM, Diags, Opts);
+  I.Files = &Files;
   std::unique_ptr<ir::Operation> Module = ir::createModuleOp();
   I.ModuleOp = Module.get();
   if (!I.runModule(M))
@@ -426,7 +432,7 @@ std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
       Wanted.push_back({C.Def, C.Kind == KernelKind::Eager});
   CallSiteMap Sites;
   if (!Wanted.empty())
-    Sites = findCallSites(M, SM, Opts, Wanted);
+    Sites = findCallSites(M, SM, Opts, Wanted, &Files);
   skipUncalled(I, Cands, Sites);
   for (const KernelCandidate &C : Cands) {
     I.Aborting = false;
