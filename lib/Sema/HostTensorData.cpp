@@ -231,7 +231,9 @@ std::optional<Value> sema::hostDataBinary(BinaryOp Op, const Value &L,
   auto *TR = hostModelOf<TensorModel>(R);
   const TensorModel *Shaped = TL ? TL : TR;
   if (!Shaped || Shaped->Data.empty() ||
-      (TL && TR && !llvm::equal(TL->Shape, TR->Shape, equals)))
+      (TL && TR &&
+       !std::equal(TL->Shape.begin(), TL->Shape.end(), TR->Shape.begin(),
+                   TR->Shape.end(), equals)))
     return std::nullopt;
   auto A = operandData(L, Shaped->Data.size());
   auto B = operandData(R, Shaped->Data.size());

@@ -14,6 +14,7 @@
 
 #include "Interp.h"
 #include "tilec/Parse/Parser.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 

@@ -281,6 +281,37 @@ Value sema::pyZip(Interp &I, BoundArgs &A) {
   return Value::list(std::move(Out));
 }
 
+/// itertools.accumulate(iterable, func=None, *, initial=None): the running
+/// totals (or running results of func), as a list.
+Value sema::itAccumulate(Interp &I, BoundArgs &A) {
+  auto Items = I.iterate(A[0], A.range(0));
+  if (!Items)
+    return Value::poison();
+  std::vector<Value> Out;
+  if (!A[2].isNone())
+    Out.push_back(A[2]);
+  for (const Value &V : *Items) {
+    if (Out.empty()) {
+      Out.push_back(V);
+      continue;
+    }
+    Value Acc;
+    if (A[1].isNone()) {
+      Acc = I.binary(ast::BinaryOp::Add, Out.back(), V, A.range(0), A.range(0),
+                     A.CallRange);
+    } else {
+      CallArgs Args;
+      Args.Pos = {Out.back(), V};
+      Args.PosRanges = {A.range(0), A.range(0)};
+      Acc = I.call(A[1], Args, A.CallRange, A.range(1));
+    }
+    if (Acc.isPoison())
+      return Acc;
+    Out.push_back(std::move(Acc));
+  }
+  return Value::list(std::move(Out));
+}
+
 /// Folds the iterable A[0] with \p Op, starting from A[1] (sum, math.prod).
 static Value foldIterable(Interp &I, BoundArgs &A, ast::BinaryOp Op) {
   auto Items = I.iterate(A[0], A.range(0));
