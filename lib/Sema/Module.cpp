@@ -411,8 +411,10 @@ std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
                                                   const SemaOptions &Opts) {
   unsigned ErrorsBefore = Diags.numErrors();
   ImportedFiles Files;
-  if (llvm::sys::fs::is_regular_file(M.FileName))
-    Files.Dir = llvm::sys::path::parent_path(M.FileName).str();
+  if (llvm::sys::fs::is_regular_file(M.FileName)) {
+    llvm::StringRef Dir = llvm::sys::path::parent_path(M.FileName);
+    Files.Dir = Dir.empty() ? "." : Dir.str();
+  }
   Interp I(SM, Diags, Opts);
   I.Files = &Files;
   std::unique_ptr<ir::Operation> Module = ir::createModuleOp();

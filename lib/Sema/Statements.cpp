@@ -137,6 +137,19 @@ static void assignSequence(Interp &I, const ExprList &Targets, const Value &V,
                            llvm::SMRange ValueRange,
                            llvm::SMRange TargetRange) {
   auto Items = I.iterate(V, ValueRange);
+  // Host code unpacking a host-only value (`o, lse = kernel(q, k, v)`):
+  // each part is host-only too, and the driver carries on with them.
+  auto *Host = V.getAs<OpaqueObj>();
+  if (!Items && Host && !I.hasIR()) {
+    for (size_t K = 0; K < Targets.size(); ++K) {
+      const Expr *T = Targets[K].get();
+      if (auto *S = llvm::dyn_cast<StarredExpr>(T))
+        T = S->Value.get();
+      std::string Part = Host->Path + "[" + std::to_string(K) + "]";
+      I.assign(T, makeHostValue(std::move(Part), nullptr), ValueRange);
+    }
+    return;
+  }
   if (!Items) {
     for (const ExprPtr &T : Targets)
       I.assign(T.get(), Value::poison(), ValueRange);
