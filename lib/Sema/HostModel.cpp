@@ -255,6 +255,8 @@ std::optional<Value> callPath(Interp &I, llvm::StringRef Path,
     return torchFactory(Fn, A, Path.str() + "(...)");
   if (Module == "torch.cuda")
     return deviceQuery(I, Fn);
+  if (Module == "einops")
+    return einopsCall(Fn, A, Path.str() + "(...)");
   if (Fn == "determine_fp8_type" || Path == "determine_fp8_type")
     return fp8Type(A);
   if (Path == "argparse.ArgumentParser")

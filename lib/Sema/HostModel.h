@@ -116,7 +116,8 @@ public:
   Value Configs;
 };
 
-/// Shared by HostModel.cpp and HostTensors.cpp.
+/// Shared by HostModel.cpp, HostTensors.cpp, HostTensorData.cpp and
+/// HostEinops.cpp.
 namespace host {
 /// The keyword argument Name of a call, or null.
 const Value *keyword(const CallArgs &A, llvm::StringRef Name);
@@ -125,6 +126,10 @@ Value methodOf(const Value &Self, llvm::StringRef Name);
 /// A tensor of the given shape and dtype (None: unknown).
 Value makeTensor(llvm::StringRef Path, std::vector<Value> Shape, Value DT,
                  bool Contiguous = true, std::vector<Value> Data = {});
+/// `einops.rearrange/repeat/reduce(t, pattern, **axis_sizes)` of a
+/// modelled tensor: the shape the pattern gives.
+std::optional<Value> einopsCall(llvm::StringRef Fn, const CallArgs &A,
+                                llvm::StringRef Path);
 /// `torch.tensor(data, dtype=...)` of nested lists of known numbers.
 std::optional<Value> tensorOfData(const CallArgs &A, llvm::StringRef Path);
 /// Methods that read a tensor's known elements or size: `numel`, `item`,
@@ -132,8 +137,7 @@ std::optional<Value> tensorOfData(const CallArgs &A, llvm::StringRef Path);
 std::optional<Value> dataMethod(const TensorModel &T, llvm::StringRef Name,
                                 const CallArgs &A, llvm::StringRef Path);
 /// Elements converted for a tensor of dtype DT (ints truncate floats).
-std::vector<Value> convertData(const std::vector<Value> &Data,
-                               const Value &DT);
+std::vector<Value> convertData(const std::vector<Value> &Data, const Value &DT);
 /// `t[i]` and `t[lo:hi]` of a one-dimensional tensor of known elements.
 std::optional<Value> dataSubscript(Interp &I, const TensorModel &T,
                                    const ast::Expr *Index,

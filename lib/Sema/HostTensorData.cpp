@@ -115,7 +115,8 @@ static std::optional<Value> reduced(const TensorModel &T, llvm::StringRef Name,
                                     llvm::StringRef Path) {
   if (T.Data.empty())
     return std::nullopt;
-  bool Floats = llvm::any_of(T.Data, [](const Value &V) { return V.isFloat(); });
+  bool Floats =
+      llvm::any_of(T.Data, [](const Value &V) { return V.isFloat(); });
   double Acc = Name == "max" || Name == "min" ? T.Data[0].getNumber() : 0;
   for (const Value &V : T.Data) {
     double X = V.getNumber();
@@ -184,7 +185,8 @@ std::optional<Value> host::dataSubscript(Interp &I, const TensorModel &T,
   if (auto *S = llvm::dyn_cast<SliceExpr>(Index)) {
     if (S->Step)
       return std::nullopt;
-    auto Bound = [&](const ExprPtr &B, int64_t Default) -> std::optional<int64_t> {
+    auto Bound = [&](const ExprPtr &B,
+                     int64_t Default) -> std::optional<int64_t> {
       if (!B)
         return Default;
       Value V = I.eval(B.get());
@@ -213,8 +215,7 @@ std::optional<Value> host::dataSubscript(Interp &I, const TensorModel &T,
 }
 
 /// The elements of a tensor operand, or a number repeated N times.
-static std::optional<std::vector<Value>> operandData(const Value &V,
-                                                     size_t N) {
+static std::optional<std::vector<Value>> operandData(const Value &V, size_t N) {
   if (V.isNumber() && !V.isBool())
     return std::vector<Value>(N, V);
   auto *T = hostModelOf<TensorModel>(V);

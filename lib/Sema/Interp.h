@@ -22,6 +22,8 @@
 //   Imports.cpp     Python files imported from the compiled file's directory
 //   HostModel.cpp   argparse, classes, device queries of host drivers
 //   HostTensors.cpp torch tensor shapes in host drivers
+//   HostTensorData.cpp  elements of small torch tensors in host drivers
+//   HostEinops.cpp  einops patterns on torch tensors in host drivers
 //   CallSites.cpp   the arguments a file's driver passes to its kernels
 //
 // Error handling: a failed expression reports once and yields Poison; the
