@@ -9,6 +9,7 @@
 
 #include "HostModel.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace tilec;
 using namespace tilec::sema;
@@ -88,8 +89,24 @@ static std::optional<Value> joined(bool Stack, const CallArgs &A,
   return makeTensor(Path, std::move(Shape), Parts[0]->DTypeV);
 }
 
+/// The extent of `torch.arange(start, end[, step])` over ints.
+static std::optional<std::vector<Value>> rangeExtent(const CallArgs &A) {
+  if (!llvm::all_of(A.Pos, [](const Value &V) { return V.isInt(); }))
+    return std::nullopt;
+  int64_t Lo = A.Pos[0].getInt(), Hi = A.Pos[1].getInt();
+  int64_t Step = A.Pos.size() == 3 ? A.Pos[2].getInt() : 1;
+  if (Step <= 0)
+    return std::nullopt;
+  int64_t Span;
+  if (llvm::SubOverflow(Hi, Lo, Span))
+    return std::nullopt;
+  int64_t N = Span <= 0 ? 0 : (Span - 1) / Step + 1;
+  return std::vector<Value>{Value::integer(N)};
+}
+
 /// torch.randn/rand/empty/zeros/ones(shape...), randint(lo, hi, size),
-/// full(size, value), arange(n), *_like(t).
+/// full(size, value), arange(n), arange(lo, hi[, step]), linspace(a, b,
+/// steps), *_like(t).
 std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
                                   llvm::StringRef Path) {
   if (Fn.endswith("_like") && !A.Pos.empty()) {
@@ -109,6 +126,12 @@ std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
     Shape = A.Pos[0].elts();
   else if ((Fn == "arange" || Fn == "randperm") && A.Pos.size() == 1)
     Shape = std::vector<Value>{A.Pos[0]};
+  else if (Fn == "arange" && A.Pos.size() <= 3)
+    Shape = rangeExtent(A);
+  else if (Fn == "linspace" && keyword(A, "steps"))
+    Shape = std::vector<Value>{*keyword(A, "steps")};
+  else if (Fn == "linspace" && A.Pos.size() >= 3)
+    Shape = std::vector<Value>{A.Pos[2]};
   else if ((Fn == "stack" || Fn == "cat") && !A.Pos.empty())
     return joined(Fn == "stack", A, Path);
   else if (Fn == "tensor")
@@ -252,6 +275,23 @@ static bool keepsShape(llvm::StringRef Name) {
       .Default(false);
 }
 
+/// `t.sort(dim=-1)` and `t.topk(k, dim=-1)`: (values, indices).
+static std::optional<Value> ordered(const TensorModel &T, llvm::StringRef Name,
+                                    const CallArgs &A, llvm::StringRef Path) {
+  std::vector<Value> Shape = T.Shape;
+  if (Name == "topk") {
+    const Value *K = A.Pos.empty() ? keyword(A, "k") : &A.Pos[0];
+    const Value *DimV = A.Pos.size() > 1 ? &A.Pos[1] : keyword(A, "dim");
+    auto D = dimIndex(DimV ? *DimV : Value::integer(-1), Shape.size());
+    if (!K || !D)
+      return std::nullopt;
+    Shape[*D] = *K;
+  }
+  return Value::tuple(
+      {makeTensor(Path.str() + "[0]", Shape, T.DTypeV),
+       makeTensor(Path.str() + "[1]", Shape, Value::dtype(DType::Int64))});
+}
+
 /// The methods tensorMethod models.
 static bool isTensorMethod(llvm::StringRef Name) {
   return keepsShape(Name) || conversionDType(Name) ||
@@ -260,7 +300,7 @@ static bool isTensorMethod(llvm::StringRef Name) {
              .Cases("size", "dim", "unsqueeze", "squeeze", "flatten", true)
              .Case("expand", true)
              .Cases("numel", "item", "tolist", "stride", "is_contiguous", true)
-             .Cases("sum", "max", "min", "mean", true)
+             .Cases("sum", "max", "min", "mean", "sort", "topk", true)
              .Default(false);
 }
 
@@ -303,6 +343,8 @@ std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
     return regrouped(T, Name, A, Path);
   if (Name == "dim")
     return Value::integer(int64_t(T.Shape.size()));
+  if (Name == "sort" || Name == "topk")
+    return ordered(T, Name, A, Path);
   return std::nullopt;
 }
 
@@ -342,7 +384,7 @@ static std::optional<int64_t> sliceExtent(const Value &Lo, const Value &Hi,
 /// One index of a tensor subscript applied at dimension *D of T into Out;
 /// false when the result's shape is unknown.
 static bool applyIndex(Interp &I, const TensorModel &T, const Expr *E,
-                       size_t &D, std::vector<Value> &Out) {
+                       size_t &D, std::vector<Value> &Out, bool &Gathered) {
   if (llvm::isa<NoneLitExpr>(E)) {
     Out.push_back(Value::integer(1));
     return true;
@@ -365,7 +407,22 @@ static bool applyIndex(Interp &I, const TensorModel &T, const Expr *E,
     return true;
   }
   ++D;
-  return I.eval(E).isInt();
+  Value Idx = I.eval(E);
+  if (Idx.isInt())
+    return true;
+  // One integer tensor index gathers along this dimension: its shape
+  // takes the dimension's place. Masks and several such indices are data
+  // or broadcasting tilec does not model.
+  auto *T2 = hostModelOf<TensorModel>(Idx);
+  std::optional<DType> DT = T2 && T2->DTypeV.isDType()
+                                ? std::optional(T2->DTypeV.getDType())
+                            : T2 ? namedDType(T2->DTypeV)
+                                 : std::nullopt;
+  if (!T2 || Gathered || (DT && isBool(*DT)))
+    return false;
+  Gathered = true;
+  Out.insert(Out.end(), T2->Shape.begin(), T2->Shape.end());
+  return true;
 }
 
 /// Numpy broadcasting of two shapes; nullopt when an extent is unknown.
@@ -442,6 +499,7 @@ std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
     Items.push_back(Index);
   std::vector<Value> Shape;
   size_t D = 0;
+  bool Gathered = false;
   for (size_t K = 0; K < Items.size(); ++K) {
     if (llvm::isa<EllipsisExpr>(Items[K])) {
       size_t Rest = 0;
@@ -451,7 +509,7 @@ std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
         Shape.push_back(T->Shape[D]);
       continue;
     }
-    if (!applyIndex(I, *T, Items[K], D, Shape))
+    if (!applyIndex(I, *T, Items[K], D, Shape, Gathered))
       return std::nullopt;
   }
   Shape.insert(Shape.end(), T->Shape.begin() + std::min(D, T->Shape.size()),

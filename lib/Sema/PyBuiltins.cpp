@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Builtins.h"
+#include "HostModel.h"
 #include "Interp.h"
 #include "tilec/IR/Value.h"
 #include "llvm/ADT/StringExtras.h"
@@ -46,6 +47,9 @@ Value sema::pyLen(Interp &I, BoundArgs &A) {
     auto Items = I.iterate(V, A.range(0));
     return Items ? Value::integer(Items->size()) : Value::poison();
   }
+  // A driver's torch tensor: the extent of its first dimension.
+  if (auto *T = hostModelOf<TensorModel>(V); T && !T->Shape.empty())
+    return T->Shape[0];
   return typeError(I, A.range(0), "len()", "a str, tuple, list or dict", V);
 }
 
