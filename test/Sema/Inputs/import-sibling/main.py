@@ -2,6 +2,7 @@ import tilelang.language as T
 from shapes import BLOCK, make_inputs
 import shapes
 from not_a_file import unused
+from broken import also_unused
 
 
 def scale(n, block=BLOCK):
