@@ -35,6 +35,11 @@ struct CallSite {
   /// the body declares the parameter (`A: T.Tensor((M, K), dtype)` and a
   /// (1024, 512) tensor give M = 1024, K = 512).
   llvm::StringMap<Value> ConstHints;
+  /// The configurations of an AutoTuner the driver built from what this
+  /// call returned (`AutoTuner.from_kernel(kernel=make_kernel(),
+  /// configs=...)`: the factory returns the function that builds the
+  /// kernel from one configuration); None otherwise.
+  Value TunerConfigs;
 
   const Value *find(llvm::StringRef Name) const;
 };

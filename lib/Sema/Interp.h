@@ -334,6 +334,9 @@ public:
   /// Called when an eager kernel declares tensor parameter Name with Dims.
   std::function<void(llvm::StringRef Name, llvm::ArrayRef<ir::Dim> Dims)>
       OnTensorParam;
+  /// Called when host code builds TileLang's AutoTuner from a kernel
+  /// function and its configurations (call-site discovery).
+  std::function<void(const Value &Kernel, const Value &Configs)> OnTuner;
 
   Frame &frame() { return *Frames.back(); }
   Scope &scope() { return *frame().Locals; }

@@ -244,12 +244,24 @@ bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
   return OK;
 }
 
+/// The AutoTuner the driver builds from Kernel, a function the factory
+/// returned, and its configurations.
+Value tunerOf(const Value &Kernel, const Value &Configs) {
+  auto T = std::make_shared<TunerModel>();
+  T->Kernel = Kernel;
+  T->Configs = Configs;
+  return makeHostValue("AutoTuner", std::move(T));
+}
+
 void buildFactory(Interp &I, FunctionObj &F, const std::string &Name,
                   const CallSite *Site) {
   CallArgs Args;
   if (!factoryArgs(I, F, {}, Site, Args))
     return;
   Value R = I.callFunction(F, Args, llvm::SMRange());
+  if (Site && !Site->TunerConfigs.isNone() && R.getAs<FunctionObj>() &&
+      !R.getAs<FunctionObj>()->Traits.IsPrimFunc)
+    R = tunerOf(R, Site->TunerConfigs);
   if (auto Tuned = tunedKernel(I, R, I.Opts.ConfigIndex, F.NameRange))
     R = *Tuned;
   if (R.isPoison() || I.Aborting)
