@@ -324,6 +324,8 @@ public:
   EagerState *Eager = nullptr;
   /// Symbols created so far (T.dynamic/T.const), in creation order.
   std::vector<std::shared_ptr<SymbolObj>> AllSymbols;
+  /// The first of AllSymbols created for the kernel being built.
+  size_t FirstBuildSymbol = 0;
   /// Values of T.const names read off the tensors a call site passes
   /// (used when no -D value is given).
   llvm::StringMap<Value> ConstHints;

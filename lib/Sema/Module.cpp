@@ -280,6 +280,7 @@ void buildFactory(Interp &I, FunctionObj &F, const std::string &Name,
 void buildCandidate(Interp &I, const KernelCandidate &C, const CallSite *Site) {
   auto *F = I.ModuleScope->lookupLocal(C.Name)->getAs<FunctionObj>();
   I.ConstHints.clear();
+  I.FirstBuildSymbol = I.AllSymbols.size();
   switch (C.Kind) {
   case KernelKind::PrimFunc:
     I.buildPrimFunc(*F, C.Name, F->Traits);
