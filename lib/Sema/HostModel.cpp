@@ -257,6 +257,8 @@ std::optional<Value> callPath(Interp &I, llvm::StringRef Path,
     return torchFactory(Fn, A, Path.str() + "(...)");
   if (Module == "torch.cuda")
     return deviceQuery(I, Fn);
+  if (Path == "torch.nn.functional.pad")
+    return padded(A, Path.str() + "(...)");
   if (Module == "einops")
     return einopsCall(Fn, A, Path.str() + "(...)");
   if (Fn == "determine_fp8_type" || Path == "determine_fp8_type")

@@ -145,6 +145,8 @@ std::optional<Value> dataSubscript(Interp &I, const TensorModel &T,
 /// `torch.<Fn>(...)` when it makes a tensor of a known shape.
 std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
                                   llvm::StringRef Path);
+/// `torch.nn.functional.pad(t, pad)` of a modelled tensor.
+std::optional<Value> padded(const CallArgs &A, llvm::StringRef Path);
 /// `t.<Name>(...)` of a tensor T when the result's shape is known.
 std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
                                   llvm::StringRef Name, const CallArgs &A);

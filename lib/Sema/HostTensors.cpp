@@ -89,6 +89,51 @@ static std::optional<Value> joined(bool Stack, const CallArgs &A,
   return makeTensor(Path, std::move(Shape), Parts[0]->DTypeV);
 }
 
+/// `torch.cumsum(t, dim)` (t's shape), `torch.gather(t, dim, index)`
+/// (index's shape, t's dtype), `torch.nonzero(t)` ([count, t.dim()], the
+/// count data tilec does not know).
+static std::optional<Value> indexing(llvm::StringRef Fn, const CallArgs &A,
+                                     llvm::StringRef Path) {
+  auto *T = A.Pos.empty() ? nullptr : hostModelOf<TensorModel>(A.Pos[0]);
+  if (!T)
+    return std::nullopt;
+  if (Fn == "cumsum") {
+    Value DT = dtypeKeyword(A);
+    return makeTensor(Path, T->Shape, DT.isNone() ? T->DTypeV : DT);
+  }
+  if (Fn == "nonzero")
+    return makeTensor(Path,
+                      {makeHostValue(Path.str() + ".shape[0]", nullptr),
+                       Value::integer(int64_t(T->Shape.size()))},
+                      Value::dtype(DType::Int64));
+  const Value *Index = A.Pos.size() > 2 ? &A.Pos[2] : keyword(A, "index");
+  auto *I = Index ? hostModelOf<TensorModel>(*Index) : nullptr;
+  if (!I)
+    return std::nullopt;
+  return makeTensor(Path, I->Shape, T->DTypeV);
+}
+
+/// `torch.nn.functional.pad(t, (left, right, ...))`: pairs widen the last
+/// dimensions, the last one first.
+std::optional<Value> padded(const CallArgs &A, llvm::StringRef Path) {
+  auto *T = A.Pos.empty() ? nullptr : hostModelOf<TensorModel>(A.Pos[0]);
+  const Value *Pad = A.Pos.size() > 1 ? &A.Pos[1] : keyword(A, "pad");
+  if (!T || !Pad || !Pad->isSequence() || Pad->elts().size() % 2 ||
+      Pad->elts().size() / 2 > T->Shape.size())
+    return std::nullopt;
+  std::vector<Value> Shape = T->Shape;
+  const std::vector<Value> &P = Pad->elts();
+  for (size_t K = 0; K < P.size() / 2; ++K) {
+    Value &D = Shape[Shape.size() - 1 - K];
+    if (!P[2 * K].isInt() || !P[2 * K + 1].isInt())
+      return std::nullopt;
+    if (D.isInt())
+      D = Value::integer(D.getInt() + P[2 * K].getInt() +
+                         P[2 * K + 1].getInt());
+  }
+  return makeTensor(Path, std::move(Shape), T->DTypeV);
+}
+
 /// The extent of `torch.arange(start, end[, step])` over ints.
 static std::optional<std::vector<Value>> rangeExtent(const CallArgs &A) {
   if (!llvm::all_of(A.Pos, [](const Value &V) { return V.isInt(); }))
@@ -136,6 +181,8 @@ std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
     return joined(Fn == "stack", A, Path);
   else if (Fn == "tensor")
     return tensorOfData(A, Path);
+  else if (Fn == "cumsum" || Fn == "gather" || Fn == "nonzero")
+    return indexing(Fn, A, Path);
   if (!Shape)
     return std::nullopt;
   return makeTensor(Path, std::move(*Shape), dtypeKeyword(A));
@@ -223,13 +270,16 @@ static std::optional<Value> regrouped(const TensorModel &T,
     if (!S || !E || *S > *E)
       return std::nullopt;
     int64_t N = 1;
+    bool Known = true;
     for (int64_t K = *S; K <= *E; ++K) {
-      if (!Shape[K].isInt())
+      Known &= Shape[K].isInt();
+      if (Known && llvm::MulOverflow(N, Shape[K].getInt(), N))
         return std::nullopt;
-      N *= Shape[K].getInt();
     }
+    Value Merged = Known ? Value::integer(N)
+                         : makeHostValue(Path.str() + ".shape", nullptr);
     Shape.erase(Shape.begin() + *S, Shape.begin() + *E + 1);
-    Shape.insert(Shape.begin() + *S, Value::integer(N));
+    Shape.insert(Shape.begin() + *S, Merged);
   } else if (Name == "expand") {
     auto Sizes = shapeArgs(A, 0);
     if (!Sizes || Sizes->size() != Rank)
@@ -275,6 +325,23 @@ static bool keepsShape(llvm::StringRef Name) {
       .Default(false);
 }
 
+/// `t.sum(dim, keepdim=False, dtype=None)` and the like over one dimension.
+static std::optional<Value> reducedOver(const TensorModel &T, const CallArgs &A,
+                                        llvm::StringRef Path) {
+  const Value *DimV = A.Pos.empty() ? keyword(A, "dim") : &A.Pos[0];
+  auto D = DimV ? dimIndex(*DimV, T.Shape.size()) : std::nullopt;
+  if (!D)
+    return std::nullopt;
+  const Value *Keep = keyword(A, "keepdim");
+  std::vector<Value> Shape = T.Shape;
+  if (Keep && Keep->isBool() && Keep->getInt())
+    Shape[*D] = Value::integer(1);
+  else
+    Shape.erase(Shape.begin() + *D);
+  Value DT = dtypeKeyword(A);
+  return makeTensor(Path, std::move(Shape), DT.isNone() ? T.DTypeV : DT);
+}
+
 /// `t.sort(dim=-1)` and `t.topk(k, dim=-1)`: (values, indices).
 static std::optional<Value> ordered(const TensorModel &T, llvm::StringRef Name,
                                     const CallArgs &A, llvm::StringRef Path) {
@@ -301,6 +368,7 @@ static bool isTensorMethod(llvm::StringRef Name) {
              .Case("expand", true)
              .Cases("numel", "item", "tolist", "stride", "is_contiguous", true)
              .Cases("sum", "max", "min", "mean", "sort", "topk", true)
+             .Cases("amax", "amin", true)
              .Default(false);
 }
 
@@ -345,6 +413,8 @@ std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
     return Value::integer(int64_t(T.Shape.size()));
   if (Name == "sort" || Name == "topk")
     return ordered(T, Name, A, Path);
+  if (Name == "sum" || Name == "mean" || Name == "amax" || Name == "amin")
+    return reducedOver(T, A, Path);
   return std::nullopt;
 }
 

@@ -12,6 +12,7 @@
 #include "Interp.h"
 #include "tilec/IR/Value.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include <cmath>
 #include <numeric>
 
@@ -516,6 +517,23 @@ Value sema::mIndex(Interp &I, BoundArgs &A) {
       return Value::integer(K);
   I.error(A.range(0), diag::err_key_error) << repr(A[0]);
   return Value::poison();
+}
+
+/// `shape.numel()`: torch.Size is a tuple; the product of its extents, a
+/// host-only value when one is.
+Value sema::mNumel(Interp &I, BoundArgs &A) {
+  if (!receiver(I, A, A.self().isTuple()))
+    return Value::poison();
+  int64_t N = 1;
+  for (const Value &V : A.self().elts()) {
+    if (!V.isInt())
+      return makeHostValue("shape.numel()", nullptr);
+    if (llvm::MulOverflow(N, V.getInt(), N)) {
+      I.error(A.CallRange, diag::err_int_overflow);
+      return Value::poison();
+    }
+  }
+  return Value::integer(N);
 }
 
 Value sema::mCount(Interp &I, BoundArgs &A) {
