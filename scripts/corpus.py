@@ -7,7 +7,7 @@
 
 The corpus is every `examples/**/*.py` of the checkout that holds a
 `T.Kernel`, less AMD-only, sm100/sm120/tcgen05 and test/regression/benchmark
-files (the rules are CORPUS_EXCLUDE below). Nothing of TileLang is read but
+files (the rules are CORPUS_EXCLUDE and TCGEN05_SOURCE below). Nothing of TileLang is read but
 those files, and nothing of it is copied into this project.
 
 Per file the script records four steps, each only tried when the one before
@@ -46,6 +46,10 @@ CORPUS_EXCLUDE = re.compile(
     r"(^|/)(amd|test_[^/]*|[^/]*regression[^/]*|[^/]*bench[^/]*)(/|$)"
     r"|sm100|sm120|tcgen05|cdna|_amd|amd_"
 )
+# Tensor memory (T.alloc_tmem) exists only on sm_100 and later, where it
+# feeds tcgen05 MMAs: files that allocate it are sm100/tcgen05 programs
+# even when their path does not say so (examples/aws/).
+TCGEN05_SOURCE = re.compile(r"\bT\.alloc_tmem\b")
 HOPPER_ONLY = re.compile(r"needs sm_90|requires sm_90|Hopper")
 TIMEOUT_S = 60
 
@@ -56,7 +60,8 @@ def corpus(checkout: Path, only: str):
         rel = p.relative_to(checkout).as_posix()
         if CORPUS_EXCLUDE.search(rel) or only not in rel:
             continue
-        if "T.Kernel" not in p.read_text(errors="replace"):
+        text = p.read_text(errors="replace")
+        if "T.Kernel" not in text or TCGEN05_SOURCE.search(text):
             continue
         files.append((rel, p))
     return files

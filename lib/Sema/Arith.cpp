@@ -467,6 +467,8 @@ Value Interp::binary(BinaryOp Op, const Value &L, const Value &R,
   if (L.isPoison() || R.isPoison())
     return Value::poison();
   if (L.getAs<OpaqueObj>() || R.getAs<OpaqueObj>()) {
+    if (auto T = hostDataBinary(Op, L, R, Whole))
+      return *T;
     if (auto T = hostElementwise(L, R, Op == BinaryOp::MatMul, false, Whole))
       return *T;
     return Value::object(std::make_shared<OpaqueObj>(exprText(Whole)));

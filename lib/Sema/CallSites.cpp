@@ -4,12 +4,14 @@
 // the arguments of the first call of each kernel function (CallSites.h).
 // The driver runs with __name__ == "__main__"; a call of a recorded
 // function does not run it (it yields a host-only value), and the driver is
-// stopped as soon as every function has a complete call.
+// stopped at the first Python call after every function has a complete
+// call.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CallSites.h"
 #include "HostModel.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace tilec;
@@ -61,16 +63,31 @@ public:
   }
 
   std::optional<Value> onCall(FunctionObj &F, CallArgs &Args, llvm::SMRange R) {
+    // Unwind the driver once nothing more is to be learnt from it: at the
+    // next call after the last recorded one, so that the statement that
+    // made it still runs (`AutoTuner.from_kernel(kernel=f(), ...)`).
+    if (done()) {
+      I.Aborting = true;
+      return Value::poison();
+    }
     if (!F.Def || !Wanted.count(F.Def))
       return std::nullopt;
     CallSite S = bindByName(F, Args, R);
     auto It = Sites.find(F.Def);
     if (It == Sites.end() || (!It->second.Complete && S.Complete))
       Sites[F.Def] = std::move(S);
-    // Unwind the driver once nothing more is to be learnt from it.
-    if (done())
-      I.Aborting = true;
-    return Value::object(std::make_shared<OpaqueObj>(F.Name + "(...)"));
+    auto Result = std::make_shared<OpaqueObj>(F.Name + "(...)");
+    Results[Result.get()] = F.Def;
+    return Value::object(std::move(Result));
+  }
+
+  /// `AutoTuner.from_kernel(kernel=f(...), configs=C)` of a recorded call's
+  /// result: C configures what f returns.
+  void onTuner(const Value &Kernel, const Value &Configs) {
+    auto *O = Kernel.getAs<OpaqueObj>();
+    auto It = O ? Results.find(O) : Results.end();
+    if (It != Results.end())
+      Sites[It->second].TunerConfigs = Configs;
   }
 
   bool done() const {
@@ -85,6 +102,8 @@ public:
 private:
   Interp &I;
   llvm::SmallPtrSet<const FunctionDefStmt *, 4> Wanted;
+  /// The values recorded calls returned, and the function called.
+  llvm::DenseMap<const OpaqueObj *, const FunctionDefStmt *> Results;
 };
 
 /// `if __name__ == "__main__":`
@@ -167,15 +186,20 @@ void runEntries(Interp &I, const Module &M, const Recorder &Rec) {
 
 CallSiteMap sema::findCallSites(const Module &M, llvm::SourceMgr &SM,
                                 const SemaOptions &Opts,
-                                llvm::ArrayRef<WantedKernel> Wanted) {
+                                llvm::ArrayRef<WantedKernel> Wanted,
+                                ImportedFiles *Files) {
   DiagnosticEngine Quiet(SM, Opts.ShowDriverErrors ? &llvm::errs()
                                                    : &llvm::nulls());
   Interp I(SM, Quiet, Opts);
+  I.Files = Files;
   std::unique_ptr<ir::Operation> Scratch = ir::createModuleOp();
   I.ModuleOp = Scratch.get();
   Recorder Rec(I, Wanted);
   I.OnCall = [&](FunctionObj &F, CallArgs &Args, llvm::SMRange R) {
     return Rec.onCall(F, Args, R);
+  };
+  I.OnTuner = [&](const Value &Kernel, const Value &Configs) {
+    Rec.onTuner(Kernel, Configs);
   };
   if (!I.runModule(M) && !Rec.done())
     return std::move(Rec.Sites);
@@ -184,6 +208,7 @@ CallSiteMap sema::findCallSites(const Module &M, llvm::SourceMgr &SM,
   runDriver(I, M);
   runEntries(I, M, Rec);
   I.OnCall = nullptr;
+  I.OnTuner = nullptr;
   for (const WantedKernel &K : Wanted) {
     auto It = Rec.Sites.find(K.Def);
     Value *F = I.ModuleScope->lookupLocal(K.Def->Name);

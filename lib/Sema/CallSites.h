@@ -35,6 +35,11 @@ struct CallSite {
   /// the body declares the parameter (`A: T.Tensor((M, K), dtype)` and a
   /// (1024, 512) tensor give M = 1024, K = 512).
   llvm::StringMap<Value> ConstHints;
+  /// The configurations of an AutoTuner the driver built from what this
+  /// call returned (`AutoTuner.from_kernel(kernel=make_kernel(),
+  /// configs=...)`: the factory returns the function that builds the
+  /// kernel from one configuration); None otherwise.
+  Value TunerConfigs;
 
   const Value *find(llvm::StringRef Name) const;
 };
@@ -55,10 +60,12 @@ struct WantedKernel {
 /// Runs the driver of \p M: its `if __name__ == "__main__":` blocks and
 /// bare calls at module level or, when those reach no kernel, a `main()`
 /// that needs no arguments. Records, for each function of \p Wanted, the
-/// first complete call, else the first call.
+/// first complete call, else the first call. \p Files are the Python files
+/// the driver may import beside the compiled one.
 CallSiteMap findCallSites(const ast::Module &M, llvm::SourceMgr &SM,
                           const SemaOptions &Opts,
-                          llvm::ArrayRef<WantedKernel> Wanted);
+                          llvm::ArrayRef<WantedKernel> Wanted,
+                          ImportedFiles *Files);
 
 } // namespace sema
 } // namespace tilec

@@ -231,7 +231,7 @@ Value fp8Type(const CallArgs &A) {
 }
 
 /// `AutoTuner.from_kernel(kernel=F, configs=C)`.
-std::optional<Value> makeTuner(const CallArgs &A) {
+std::optional<Value> makeTuner(Interp &I, const CallArgs &A) {
   const Value *K = keyword(A, "kernel");
   const Value *C = keyword(A, "configs");
   if (!K && !A.Pos.empty())
@@ -240,6 +240,8 @@ std::optional<Value> makeTuner(const CallArgs &A) {
     C = &A.Pos[1];
   if (!K || !C)
     return std::nullopt;
+  if (I.OnTuner)
+    I.OnTuner(*K, *C);
   auto T = std::make_shared<TunerModel>();
   T->Kernel = *K;
   T->Configs = *C;
@@ -249,12 +251,16 @@ std::optional<Value> makeTuner(const CallArgs &A) {
 std::optional<Value> callPath(Interp &I, llvm::StringRef Path,
                               const CallArgs &A) {
   if (Path.endswith("AutoTuner.from_kernel"))
-    return makeTuner(A);
+    return makeTuner(I, A);
   auto [Module, Fn] = Path.rsplit('.');
   if (Module == "torch")
     return torchFactory(Fn, A, Path.str() + "(...)");
   if (Module == "torch.cuda")
     return deviceQuery(I, Fn);
+  if (Path == "torch.nn.functional.pad")
+    return padded(A, Path.str() + "(...)");
+  if (Module == "einops")
+    return einopsCall(Fn, A, Path.str() + "(...)");
   if (Fn == "determine_fp8_type" || Path == "determine_fp8_type")
     return fp8Type(A);
   if (Path == "argparse.ArgumentParser")

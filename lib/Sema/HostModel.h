@@ -50,6 +50,13 @@ public:
   }
   std::vector<Value> Shape;
   Value DTypeV; ///< As given (torch.float16, "float16"); None: unknown.
+  /// Known to be dense and row-major, so that its strides follow from its
+  /// shape; false also when the layout is unknown (views, slices).
+  bool Contiguous = true;
+  /// The elements in row-major order, when the driver built the tensor from
+  /// known numbers (`torch.tensor([0, 128, 384])`) and what is computed
+  /// from them; empty when unknown.
+  std::vector<Value> Data;
 };
 
 /// argparse.ArgumentParser: (dest, default) of each option, in order.
@@ -109,17 +116,37 @@ public:
   Value Configs;
 };
 
-/// Shared by HostModel.cpp and HostTensors.cpp.
+/// Shared by HostModel.cpp, HostTensors.cpp, HostTensorData.cpp and
+/// HostEinops.cpp.
 namespace host {
 /// The keyword argument Name of a call, or null.
 const Value *keyword(const CallArgs &A, llvm::StringRef Name);
 /// `Self.Name`, a method of the modelled object Self.
 Value methodOf(const Value &Self, llvm::StringRef Name);
 /// A tensor of the given shape and dtype (None: unknown).
-Value makeTensor(llvm::StringRef Path, std::vector<Value> Shape, Value DT);
+Value makeTensor(llvm::StringRef Path, std::vector<Value> Shape, Value DT,
+                 bool Contiguous = true, std::vector<Value> Data = {});
+/// `einops.rearrange/repeat/reduce(t, pattern, **axis_sizes)` of a
+/// modelled tensor: the shape the pattern gives.
+std::optional<Value> einopsCall(llvm::StringRef Fn, const CallArgs &A,
+                                llvm::StringRef Path);
+/// `torch.tensor(data, dtype=...)` of nested lists of known numbers.
+std::optional<Value> tensorOfData(const CallArgs &A, llvm::StringRef Path);
+/// Methods that read a tensor's known elements or size: `numel`, `item`,
+/// `tolist`, `sum`, `max`, `min`, `mean`, `stride`, `is_contiguous`.
+std::optional<Value> dataMethod(const TensorModel &T, llvm::StringRef Name,
+                                const CallArgs &A, llvm::StringRef Path);
+/// Elements converted for a tensor of dtype DT (ints truncate floats).
+std::vector<Value> convertData(const std::vector<Value> &Data, const Value &DT);
+/// `t[i]` and `t[lo:hi]` of a one-dimensional tensor of known elements.
+std::optional<Value> dataSubscript(Interp &I, const TensorModel &T,
+                                   const ast::Expr *Index,
+                                   llvm::StringRef Path);
 /// `torch.<Fn>(...)` when it makes a tensor of a known shape.
 std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
                                   llvm::StringRef Path);
+/// `torch.nn.functional.pad(t, pad)` of a modelled tensor.
+std::optional<Value> padded(const CallArgs &A, llvm::StringRef Path);
 /// `t.<Name>(...)` of a tensor T when the result's shape is known.
 std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
                                   llvm::StringRef Name, const CallArgs &A);
@@ -151,6 +178,10 @@ std::optional<Value> hostCall(Interp &I, const Value &Callee, CallArgs &Args,
 std::optional<Value> hostElementwise(const Value &L, const Value &R,
                                      bool MatMul, bool Compare,
                                      llvm::SMRange Whole);
+/// `L op R` of tensors of known elements (or one number) of one shape:
+/// + - * on ints and floats; nullopt otherwise.
+std::optional<Value> hostDataBinary(ast::BinaryOp Op, const Value &L,
+                                    const Value &R, llvm::SMRange Whole);
 /// `Base[Index]` of a modelled tensor: the shape after ints, slices,
 /// None and `...`; nullopt for other bases or indices (masks, gathers).
 std::optional<Value> hostSubscript(Interp &I, const Value &Base,

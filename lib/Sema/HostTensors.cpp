@@ -9,6 +9,7 @@
 
 #include "HostModel.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace tilec;
 using namespace tilec::sema;
@@ -19,10 +20,13 @@ namespace tilec {
 namespace sema {
 namespace host {
 
-Value makeTensor(llvm::StringRef Path, std::vector<Value> Shape, Value DT) {
+Value makeTensor(llvm::StringRef Path, std::vector<Value> Shape, Value DT,
+                 bool Contiguous, std::vector<Value> Data) {
   auto M = std::make_shared<TensorModel>();
   M->Shape = std::move(Shape);
   M->DTypeV = std::move(DT);
+  M->Contiguous = Contiguous;
+  M->Data = std::move(Data);
   return makeHostValue(Path.str(), std::move(M));
 }
 
@@ -85,8 +89,69 @@ static std::optional<Value> joined(bool Stack, const CallArgs &A,
   return makeTensor(Path, std::move(Shape), Parts[0]->DTypeV);
 }
 
+/// `torch.cumsum(t, dim)` (t's shape), `torch.gather(t, dim, index)`
+/// (index's shape, t's dtype), `torch.nonzero(t)` ([count, t.dim()], the
+/// count data tilec does not know).
+static std::optional<Value> indexing(llvm::StringRef Fn, const CallArgs &A,
+                                     llvm::StringRef Path) {
+  auto *T = A.Pos.empty() ? nullptr : hostModelOf<TensorModel>(A.Pos[0]);
+  if (!T)
+    return std::nullopt;
+  if (Fn == "cumsum") {
+    Value DT = dtypeKeyword(A);
+    return makeTensor(Path, T->Shape, DT.isNone() ? T->DTypeV : DT);
+  }
+  if (Fn == "nonzero")
+    return makeTensor(Path,
+                      {makeHostValue(Path.str() + ".shape[0]", nullptr),
+                       Value::integer(int64_t(T->Shape.size()))},
+                      Value::dtype(DType::Int64));
+  const Value *Index = A.Pos.size() > 2 ? &A.Pos[2] : keyword(A, "index");
+  auto *I = Index ? hostModelOf<TensorModel>(*Index) : nullptr;
+  if (!I)
+    return std::nullopt;
+  return makeTensor(Path, I->Shape, T->DTypeV);
+}
+
+/// `torch.nn.functional.pad(t, (left, right, ...))`: pairs widen the last
+/// dimensions, the last one first.
+std::optional<Value> padded(const CallArgs &A, llvm::StringRef Path) {
+  auto *T = A.Pos.empty() ? nullptr : hostModelOf<TensorModel>(A.Pos[0]);
+  const Value *Pad = A.Pos.size() > 1 ? &A.Pos[1] : keyword(A, "pad");
+  if (!T || !Pad || !Pad->isSequence() || Pad->elts().size() % 2 ||
+      Pad->elts().size() / 2 > T->Shape.size())
+    return std::nullopt;
+  std::vector<Value> Shape = T->Shape;
+  const std::vector<Value> &P = Pad->elts();
+  for (size_t K = 0; K < P.size() / 2; ++K) {
+    Value &D = Shape[Shape.size() - 1 - K];
+    if (!P[2 * K].isInt() || !P[2 * K + 1].isInt())
+      return std::nullopt;
+    if (D.isInt())
+      D = Value::integer(D.getInt() + P[2 * K].getInt() +
+                         P[2 * K + 1].getInt());
+  }
+  return makeTensor(Path, std::move(Shape), T->DTypeV);
+}
+
+/// The extent of `torch.arange(start, end[, step])` over ints.
+static std::optional<std::vector<Value>> rangeExtent(const CallArgs &A) {
+  if (!llvm::all_of(A.Pos, [](const Value &V) { return V.isInt(); }))
+    return std::nullopt;
+  int64_t Lo = A.Pos[0].getInt(), Hi = A.Pos[1].getInt();
+  int64_t Step = A.Pos.size() == 3 ? A.Pos[2].getInt() : 1;
+  if (Step <= 0)
+    return std::nullopt;
+  int64_t Span;
+  if (llvm::SubOverflow(Hi, Lo, Span))
+    return std::nullopt;
+  int64_t N = Span <= 0 ? 0 : (Span - 1) / Step + 1;
+  return std::vector<Value>{Value::integer(N)};
+}
+
 /// torch.randn/rand/empty/zeros/ones(shape...), randint(lo, hi, size),
-/// full(size, value), arange(n), *_like(t).
+/// full(size, value), arange(n), arange(lo, hi[, step]), linspace(a, b,
+/// steps), *_like(t).
 std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
                                   llvm::StringRef Path) {
   if (Fn.endswith("_like") && !A.Pos.empty()) {
@@ -106,8 +171,18 @@ std::optional<Value> torchFactory(llvm::StringRef Fn, const CallArgs &A,
     Shape = A.Pos[0].elts();
   else if ((Fn == "arange" || Fn == "randperm") && A.Pos.size() == 1)
     Shape = std::vector<Value>{A.Pos[0]};
+  else if (Fn == "arange" && A.Pos.size() <= 3)
+    Shape = rangeExtent(A);
+  else if (Fn == "linspace" && keyword(A, "steps"))
+    Shape = std::vector<Value>{*keyword(A, "steps")};
+  else if (Fn == "linspace" && A.Pos.size() >= 3)
+    Shape = std::vector<Value>{A.Pos[2]};
   else if ((Fn == "stack" || Fn == "cat") && !A.Pos.empty())
     return joined(Fn == "stack", A, Path);
+  else if (Fn == "tensor")
+    return tensorOfData(A, Path);
+  else if (Fn == "cumsum" || Fn == "gather" || Fn == "nonzero")
+    return indexing(Fn, A, Path);
   if (!Shape)
     return std::nullopt;
   return makeTensor(Path, std::move(*Shape), dtypeKeyword(A));
@@ -140,7 +215,8 @@ static std::optional<Value> reshaped(const TensorModel &T, const CallArgs &A,
     (*Shape)[Hole] = AllInts && Known > 0
                          ? Value::integer(Total / Known)
                          : makeHostValue(Path.str() + ".shape[-1]", nullptr);
-  return makeTensor(Path, std::move(*Shape), T.DTypeV);
+  return makeTensor(Path, std::move(*Shape), T.DTypeV, T.Contiguous,
+                    T.Contiguous ? T.Data : std::vector<Value>());
 }
 
 static std::optional<Value> permuted(const TensorModel &T, const CallArgs &A,
@@ -155,7 +231,7 @@ static std::optional<Value> permuted(const TensorModel &T, const CallArgs &A,
       return std::nullopt;
     Shape.push_back(T.Shape[*K]);
   }
-  return makeTensor(Path, std::move(Shape), T.DTypeV);
+  return makeTensor(Path, std::move(Shape), T.DTypeV, false);
 }
 
 static std::optional<Value> transposed(const TensorModel &T, const CallArgs &A,
@@ -168,7 +244,7 @@ static std::optional<Value> transposed(const TensorModel &T, const CallArgs &A,
     return std::nullopt;
   std::vector<Value> Shape = T.Shape;
   std::swap(Shape[*D0], Shape[*D1]);
-  return makeTensor(Path, std::move(Shape), T.DTypeV);
+  return makeTensor(Path, std::move(Shape), T.DTypeV, false);
 }
 
 /// `t.unsqueeze(d)`, `t.squeeze(d)`, `t.flatten(s, e)`, `t.expand(...)`.
@@ -194,13 +270,16 @@ static std::optional<Value> regrouped(const TensorModel &T,
     if (!S || !E || *S > *E)
       return std::nullopt;
     int64_t N = 1;
+    bool Known = true;
     for (int64_t K = *S; K <= *E; ++K) {
-      if (!Shape[K].isInt())
+      Known &= Shape[K].isInt();
+      if (Known && llvm::MulOverflow(N, Shape[K].getInt(), N))
         return std::nullopt;
-      N *= Shape[K].getInt();
     }
+    Value Merged = Known ? Value::integer(N)
+                         : makeHostValue(Path.str() + ".shape", nullptr);
     Shape.erase(Shape.begin() + *S, Shape.begin() + *E + 1);
-    Shape.insert(Shape.begin() + *S, Value::integer(N));
+    Shape.insert(Shape.begin() + *S, Merged);
   } else if (Name == "expand") {
     auto Sizes = shapeArgs(A, 0);
     if (!Sizes || Sizes->size() != Rank)
@@ -211,7 +290,10 @@ static std::optional<Value> regrouped(const TensorModel &T,
   } else {
     return std::nullopt;
   }
-  return makeTensor(Path, std::move(Shape), T.DTypeV);
+  // unsqueeze, squeeze and flatten keep a dense layout; expand does not.
+  bool Dense = T.Contiguous && Name != "expand";
+  return makeTensor(Path, std::move(Shape), T.DTypeV, Dense,
+                    Dense ? T.Data : std::vector<Value>());
 }
 
 static std::optional<Value> sized(const TensorModel &T, const CallArgs &A) {
@@ -243,6 +325,40 @@ static bool keepsShape(llvm::StringRef Name) {
       .Default(false);
 }
 
+/// `t.sum(dim, keepdim=False, dtype=None)` and the like over one dimension.
+static std::optional<Value> reducedOver(const TensorModel &T, const CallArgs &A,
+                                        llvm::StringRef Path) {
+  const Value *DimV = A.Pos.empty() ? keyword(A, "dim") : &A.Pos[0];
+  auto D = DimV ? dimIndex(*DimV, T.Shape.size()) : std::nullopt;
+  if (!D)
+    return std::nullopt;
+  const Value *Keep = keyword(A, "keepdim");
+  std::vector<Value> Shape = T.Shape;
+  if (Keep && Keep->isBool() && Keep->getInt())
+    Shape[*D] = Value::integer(1);
+  else
+    Shape.erase(Shape.begin() + *D);
+  Value DT = dtypeKeyword(A);
+  return makeTensor(Path, std::move(Shape), DT.isNone() ? T.DTypeV : DT);
+}
+
+/// `t.sort(dim=-1)` and `t.topk(k, dim=-1)`: (values, indices).
+static std::optional<Value> ordered(const TensorModel &T, llvm::StringRef Name,
+                                    const CallArgs &A, llvm::StringRef Path) {
+  std::vector<Value> Shape = T.Shape;
+  if (Name == "topk") {
+    const Value *K = A.Pos.empty() ? keyword(A, "k") : &A.Pos[0];
+    const Value *DimV = A.Pos.size() > 1 ? &A.Pos[1] : keyword(A, "dim");
+    auto D = dimIndex(DimV ? *DimV : Value::integer(-1), Shape.size());
+    if (!K || !D)
+      return std::nullopt;
+    Shape[*D] = *K;
+  }
+  return Value::tuple(
+      {makeTensor(Path.str() + "[0]", Shape, T.DTypeV),
+       makeTensor(Path.str() + "[1]", Shape, Value::dtype(DType::Int64))});
+}
+
 /// The methods tensorMethod models.
 static bool isTensorMethod(llvm::StringRef Name) {
   return keepsShape(Name) || conversionDType(Name) ||
@@ -250,22 +366,37 @@ static bool isTensorMethod(llvm::StringRef Name) {
              .Cases("to", "view", "reshape", "permute", "transpose", true)
              .Cases("size", "dim", "unsqueeze", "squeeze", "flatten", true)
              .Case("expand", true)
+             .Cases("numel", "item", "tolist", "stride", "is_contiguous", true)
+             .Cases("sum", "max", "min", "mean", "sort", "topk", true)
+             .Cases("amax", "amin", true)
              .Default(false);
 }
 
 std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
                                   llvm::StringRef Name, const CallArgs &A) {
   std::string Path = Self.getAs<OpaqueObj>()->Path + "." + Name.str() + "()";
-  if (keepsShape(Name))
-    return makeTensor(Path, T.Shape, T.DTypeV);
+  if (auto R = dataMethod(T, Name, A, Path))
+    return R;
+  if (keepsShape(Name)) {
+    // Copies are dense; in-place and elementwise methods keep the layout.
+    bool Dense = T.Contiguous || Name == "contiguous" || Name == "clone";
+    bool SameData = llvm::StringSwitch<bool>(Name)
+                        .Cases("cuda", "cpu", "contiguous", "clone", true)
+                        .Cases("detach", "requires_grad_", true)
+                        .Default(false);
+    return makeTensor(Path, T.Shape, T.DTypeV, Dense,
+                      SameData ? T.Data : std::vector<Value>());
+  }
   if (auto DT = conversionDType(Name))
-    return makeTensor(Path, T.Shape, Value::dtype(*DT));
+    return makeTensor(Path, T.Shape, Value::dtype(*DT), T.Contiguous,
+                      convertData(T.Data, Value::dtype(*DT)));
   if (Name == "to") {
     Value DT = dtypeKeyword(A);
     for (const Value &V : A.Pos)
       if (DT.isNone())
         DT = dtypeArg(V);
-    return makeTensor(Path, T.Shape, DT.isNone() ? T.DTypeV : DT);
+    return makeTensor(Path, T.Shape, DT.isNone() ? T.DTypeV : DT, T.Contiguous,
+                      convertData(T.Data, DT));
   }
   if (Name == "view" || Name == "reshape")
     return reshaped(T, A, Path);
@@ -280,6 +411,10 @@ std::optional<Value> tensorMethod(const Value &Self, const TensorModel &T,
     return regrouped(T, Name, A, Path);
   if (Name == "dim")
     return Value::integer(int64_t(T.Shape.size()));
+  if (Name == "sort" || Name == "topk")
+    return ordered(T, Name, A, Path);
+  if (Name == "sum" || Name == "mean" || Name == "amax" || Name == "amin")
+    return reducedOver(T, A, Path);
   return std::nullopt;
 }
 
@@ -293,7 +428,7 @@ std::optional<Value> tensorAttribute(const Value &Self, const TensorModel &T,
     return T.DTypeV;
   if (Attr == "T" && T.Shape.size() == 2)
     return makeTensor(Self.getAs<OpaqueObj>()->Path + ".T",
-                      {T.Shape[1], T.Shape[0]}, T.DTypeV);
+                      {T.Shape[1], T.Shape[0]}, T.DTypeV, false);
   if (isTensorMethod(Attr))
     return methodOf(Self, Attr);
   return std::nullopt;
@@ -319,7 +454,7 @@ static std::optional<int64_t> sliceExtent(const Value &Lo, const Value &Hi,
 /// One index of a tensor subscript applied at dimension *D of T into Out;
 /// false when the result's shape is unknown.
 static bool applyIndex(Interp &I, const TensorModel &T, const Expr *E,
-                       size_t &D, std::vector<Value> &Out) {
+                       size_t &D, std::vector<Value> &Out, bool &Gathered) {
   if (llvm::isa<NoneLitExpr>(E)) {
     Out.push_back(Value::integer(1));
     return true;
@@ -342,7 +477,22 @@ static bool applyIndex(Interp &I, const TensorModel &T, const Expr *E,
     return true;
   }
   ++D;
-  return I.eval(E).isInt();
+  Value Idx = I.eval(E);
+  if (Idx.isInt())
+    return true;
+  // One integer tensor index gathers along this dimension: its shape
+  // takes the dimension's place. Masks and several such indices are data
+  // or broadcasting tilec does not model.
+  auto *T2 = hostModelOf<TensorModel>(Idx);
+  std::optional<DType> DT = T2 && T2->DTypeV.isDType()
+                                ? std::optional(T2->DTypeV.getDType())
+                            : T2 ? namedDType(T2->DTypeV)
+                                 : std::nullopt;
+  if (!T2 || Gathered || (DT && isBool(*DT)))
+    return false;
+  Gathered = true;
+  Out.insert(Out.end(), T2->Shape.begin(), T2->Shape.end());
+  return true;
 }
 
 /// Numpy broadcasting of two shapes; nullopt when an extent is unknown.
@@ -399,7 +549,8 @@ std::optional<Value> sema::hostElementwise(const Value &L, const Value &R,
   if (!Shape)
     return std::nullopt;
   Value DT = Compare ? Value::dtype(DType::Bool) : (TL ? TL : TR)->DTypeV;
-  return makeTensor(exprText(Whole), std::move(*Shape), DT);
+  bool Dense = (!TL || TL->Contiguous) && (!TR || TR->Contiguous);
+  return makeTensor(exprText(Whole), std::move(*Shape), DT, Dense);
 }
 
 std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
@@ -407,6 +558,9 @@ std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
   auto *T = hostModelOf<TensorModel>(Base);
   if (!T)
     return std::nullopt;
+  std::string Path = Base.getAs<OpaqueObj>()->Path + "[...]";
+  if (auto R = dataSubscript(I, *T, Index, Path))
+    return R;
   std::vector<const Expr *> Items;
   if (auto *Tup = llvm::dyn_cast<TupleExpr>(Index))
     for (const ExprPtr &E : Tup->Elts)
@@ -415,6 +569,7 @@ std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
     Items.push_back(Index);
   std::vector<Value> Shape;
   size_t D = 0;
+  bool Gathered = false;
   for (size_t K = 0; K < Items.size(); ++K) {
     if (llvm::isa<EllipsisExpr>(Items[K])) {
       size_t Rest = 0;
@@ -424,11 +579,10 @@ std::optional<Value> sema::hostSubscript(Interp &I, const Value &Base,
         Shape.push_back(T->Shape[D]);
       continue;
     }
-    if (!applyIndex(I, *T, Items[K], D, Shape))
+    if (!applyIndex(I, *T, Items[K], D, Shape, Gathered))
       return std::nullopt;
   }
   Shape.insert(Shape.end(), T->Shape.begin() + std::min(D, T->Shape.size()),
                T->Shape.end());
-  return makeTensor(Base.getAs<OpaqueObj>()->Path + "[...]", std::move(Shape),
-                    T->DTypeV);
+  return makeTensor(Path, std::move(Shape), T->DTypeV, false);
 }

@@ -19,8 +19,11 @@
 //   SyncOps.cpp     mbarriers, named and grid barriers, T.ws roles
 //   RandomOps.cpp   T.rng_init, T.rng_rand, T.rng_rand_float (Philox)
 //   Module.cpp      module level, kernel discovery, buildModule
+//   Imports.cpp     Python files imported from the compiled file's directory
 //   HostModel.cpp   argparse, classes, device queries of host drivers
 //   HostTensors.cpp torch tensor shapes in host drivers
+//   HostTensorData.cpp  elements of small torch tensors in host drivers
+//   HostEinops.cpp  einops patterns on torch tensors in host drivers
 //   CallSites.cpp   the arguments a file's driver passes to its kernels
 //
 // Error handling: a failed expression reports once and yields Poison; the
@@ -42,6 +45,16 @@
 
 namespace tilec {
 namespace sema {
+
+/// Python files a program imports from its own directory, parsed once per
+/// buildModule and shared by its interpreters (their functions point into
+/// these ASTs, so the files outlive both).
+struct ImportedFiles {
+  /// The directory of the file being compiled; empty: imports find no file.
+  std::string Dir;
+  /// By module name; null when the file is missing or does not parse.
+  llvm::StringMap<std::unique_ptr<ast::Module>> ASTs;
+};
 
 /// How a statement finished.
 enum class Flow { Normal, Break, Continue, Return, Abort };
@@ -179,6 +192,12 @@ public:
   void openRegion();
   void closeRegion();
 
+  //===--- Imports (Imports.cpp) ------------------------------------------===//
+  /// The names module \p Name defines when it is a Python file beside the
+  /// file being compiled (Python puts a script's directory first on
+  /// sys.path), after running its top level once; null otherwise.
+  std::shared_ptr<Scope> importSibling(llvm::StringRef Name);
+
   //===--- Conversions (Evaluator.cpp) ------------------------------------===//
   /// Python truthiness; nullopt when it cannot be decided (reported, or a
   /// host-only value in host code, skipped silently).
@@ -284,6 +303,10 @@ public:
   std::vector<int64_t> RoleThreadCounts;
   /// The Philox state array of each kernel that calls T.rng_init.
   llvm::DenseMap<const ir::Operation *, ir::Value *> RngStates;
+  /// Files importable beside the compiled one (shared; may be null).
+  ImportedFiles *Files = nullptr;
+  /// The modules imported so far by this interpreter, by name.
+  llvm::StringMap<std::shared_ptr<Scope>> Imported;
   /// `from tilelang.language import *` was seen.
   bool StarImportT = false;
 
@@ -301,6 +324,8 @@ public:
   EagerState *Eager = nullptr;
   /// Symbols created so far (T.dynamic/T.const), in creation order.
   std::vector<std::shared_ptr<SymbolObj>> AllSymbols;
+  /// The first of AllSymbols created for the kernel being built.
+  size_t FirstBuildSymbol = 0;
   /// Values of T.const names read off the tensors a call site passes
   /// (used when no -D value is given).
   llvm::StringMap<Value> ConstHints;
@@ -311,6 +336,9 @@ public:
   /// Called when an eager kernel declares tensor parameter Name with Dims.
   std::function<void(llvm::StringRef Name, llvm::ArrayRef<ir::Dim> Dims)>
       OnTensorParam;
+  /// Called when host code builds TileLang's AutoTuner from a kernel
+  /// function and its configurations (call-site discovery).
+  std::function<void(const Value &Kernel, const Value &Configs)> OnTuner;
 
   Frame &frame() { return *Frames.back(); }
   Scope &scope() { return *frame().Locals; }

@@ -187,11 +187,16 @@ static std::optional<ir::Type> paramType(Interp &I, const Value &V,
 }
 
 /// Symbols used by the types, in creation order.
+/// The symbols of a func: those its parameters' shapes use, and those the
+/// kernel being built takes from the driver's call (a factory argument
+/// computed from run-time data, such as a maximum sequence length used
+/// only in the grid): the launcher takes each as an argument.
 static std::vector<std::string> symbolsOf(Interp &I,
                                           const std::vector<ir::Type> &Types) {
   std::vector<std::string> Names;
-  for (const auto &S : I.AllSymbols) {
-    bool Used = false;
+  for (size_t K = 0; K < I.AllSymbols.size(); ++K) {
+    const auto &S = I.AllSymbols[K];
+    bool Used = K >= I.FirstBuildSymbol && S->DriverCall.isValid();
     for (const ir::Type &T : Types)
       if (T.isBuffer())
         for (const ir::Dim &D : T.getDims())
@@ -450,12 +455,17 @@ static std::optional<std::vector<int64_t>> threadsOf(Interp &I, const Value &V,
 }
 
 Value sema::tKernel(Interp &I, BoundArgs &A) {
-  if (A.Rest.empty() || A.Rest.size() > 3) {
+  if (A.Rest.size() > 3) {
     I.error(A.CallRange, diag::err_kernel_grid_rank) << A.Rest.size();
     return Value::poison();
   }
   auto Spec = std::make_shared<KernelSpecObj>();
   Spec->Range = A.CallRange;
+  // TileLang binds no block index then: the grid is one block.
+  if (A.Rest.empty()) {
+    Spec->Grid.push_back(Value::integer(1));
+    Spec->GridRanges.push_back(A.CallRange);
+  }
   for (size_t K = 0; K < A.Rest.size(); ++K) {
     const Value &G = A.Rest[K];
     if (G.isIntLike() && G.getInt() <= 0) {

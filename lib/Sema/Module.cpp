@@ -22,7 +22,9 @@
 #include "Interp.h"
 #include "tilec/IR/Verifier.h"
 #include "tilec/Support/Target.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 using namespace tilec;
 using namespace tilec::sema;
@@ -242,12 +244,24 @@ bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
   return OK;
 }
 
+/// The AutoTuner the driver builds from Kernel, a function the factory
+/// returned, and its configurations.
+Value tunerOf(const Value &Kernel, const Value &Configs) {
+  auto T = std::make_shared<TunerModel>();
+  T->Kernel = Kernel;
+  T->Configs = Configs;
+  return makeHostValue("AutoTuner", std::move(T));
+}
+
 void buildFactory(Interp &I, FunctionObj &F, const std::string &Name,
                   const CallSite *Site) {
   CallArgs Args;
   if (!factoryArgs(I, F, {}, Site, Args))
     return;
   Value R = I.callFunction(F, Args, llvm::SMRange());
+  if (Site && !Site->TunerConfigs.isNone() && R.getAs<FunctionObj>() &&
+      !R.getAs<FunctionObj>()->Traits.IsPrimFunc)
+    R = tunerOf(R, Site->TunerConfigs);
   if (auto Tuned = tunedKernel(I, R, I.Opts.ConfigIndex, F.NameRange))
     R = *Tuned;
   if (R.isPoison() || I.Aborting)
@@ -266,6 +280,7 @@ void buildFactory(Interp &I, FunctionObj &F, const std::string &Name,
 void buildCandidate(Interp &I, const KernelCandidate &C, const CallSite *Site) {
   auto *F = I.ModuleScope->lookupLocal(C.Name)->getAs<FunctionObj>();
   I.ConstHints.clear();
+  I.FirstBuildSymbol = I.AllSymbols.size();
   switch (C.Kind) {
   case KernelKind::PrimFunc:
     I.buildPrimFunc(*F, C.Name, F->Traits);
@@ -408,7 +423,13 @@ std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
                                                   DiagnosticEngine &Diags,
                                                   const SemaOptions &Opts) {
   unsigned ErrorsBefore = Diags.numErrors();
+  ImportedFiles Files;
+  if (llvm::sys::fs::is_regular_file(M.FileName)) {
+    llvm::StringRef Dir = llvm::sys::path::parent_path(M.FileName);
+    Files.Dir = Dir.empty() ? "." : Dir.str();
+  }
   Interp I(SM, Diags, Opts);
+  I.Files = &Files;
   std::unique_ptr<ir::Operation> Module = ir::createModuleOp();
   I.ModuleOp = Module.get();
   if (!I.runModule(M))
@@ -426,7 +447,7 @@ std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
       Wanted.push_back({C.Def, C.Kind == KernelKind::Eager});
   CallSiteMap Sites;
   if (!Wanted.empty())
-    Sites = findCallSites(M, SM, Opts, Wanted);
+    Sites = findCallSites(M, SM, Opts, Wanted, &Files);
   skipUncalled(I, Cands, Sites);
   for (const KernelCandidate &C : Cands) {
     I.Aborting = false;

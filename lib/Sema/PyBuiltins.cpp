@@ -8,9 +8,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Builtins.h"
+#include "HostModel.h"
 #include "Interp.h"
 #include "tilec/IR/Value.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include <cmath>
 #include <numeric>
 
@@ -46,6 +48,9 @@ Value sema::pyLen(Interp &I, BoundArgs &A) {
     auto Items = I.iterate(V, A.range(0));
     return Items ? Value::integer(Items->size()) : Value::poison();
   }
+  // A driver's torch tensor: the extent of its first dimension.
+  if (auto *T = hostModelOf<TensorModel>(V); T && !T->Shape.empty())
+    return T->Shape[0];
   return typeError(I, A.range(0), "len()", "a str, tuple, list or dict", V);
 }
 
@@ -281,6 +286,37 @@ Value sema::pyZip(Interp &I, BoundArgs &A) {
   return Value::list(std::move(Out));
 }
 
+/// itertools.accumulate(iterable, func=None, *, initial=None): the running
+/// totals (or running results of func), as a list.
+Value sema::itAccumulate(Interp &I, BoundArgs &A) {
+  auto Items = I.iterate(A[0], A.range(0));
+  if (!Items)
+    return Value::poison();
+  std::vector<Value> Out;
+  if (!A[2].isNone())
+    Out.push_back(A[2]);
+  for (const Value &V : *Items) {
+    if (Out.empty()) {
+      Out.push_back(V);
+      continue;
+    }
+    Value Acc;
+    if (A[1].isNone()) {
+      Acc = I.binary(ast::BinaryOp::Add, Out.back(), V, A.range(0), A.range(0),
+                     A.CallRange);
+    } else {
+      CallArgs Args;
+      Args.Pos = {Out.back(), V};
+      Args.PosRanges = {A.range(0), A.range(0)};
+      Acc = I.call(A[1], Args, A.CallRange, A.range(1));
+    }
+    if (Acc.isPoison())
+      return Acc;
+    Out.push_back(std::move(Acc));
+  }
+  return Value::list(std::move(Out));
+}
+
 /// Folds the iterable A[0] with \p Op, starting from A[1] (sum, math.prod).
 static Value foldIterable(Interp &I, BoundArgs &A, ast::BinaryOp Op) {
   auto Items = I.iterate(A[0], A.range(0));
@@ -481,6 +517,23 @@ Value sema::mIndex(Interp &I, BoundArgs &A) {
       return Value::integer(K);
   I.error(A.range(0), diag::err_key_error) << repr(A[0]);
   return Value::poison();
+}
+
+/// `shape.numel()`: torch.Size is a tuple; the product of its extents, a
+/// host-only value when one is.
+Value sema::mNumel(Interp &I, BoundArgs &A) {
+  if (!receiver(I, A, A.self().isTuple()))
+    return Value::poison();
+  int64_t N = 1;
+  for (const Value &V : A.self().elts()) {
+    if (!V.isInt())
+      return makeHostValue("shape.numel()", nullptr);
+    if (llvm::MulOverflow(N, V.getInt(), N)) {
+      I.error(A.CallRange, diag::err_int_overflow);
+      return Value::poison();
+    }
+  }
+  return Value::integer(N);
 }
 
 Value sema::mCount(Interp &I, BoundArgs &A) {

@@ -137,6 +137,19 @@ static void assignSequence(Interp &I, const ExprList &Targets, const Value &V,
                            llvm::SMRange ValueRange,
                            llvm::SMRange TargetRange) {
   auto Items = I.iterate(V, ValueRange);
+  // Host code unpacking a host-only value (`o, lse = kernel(q, k, v)`):
+  // each part is host-only too, and the driver carries on with them.
+  auto *Host = V.getAs<OpaqueObj>();
+  if (!Items && Host && !I.hasIR()) {
+    for (size_t K = 0; K < Targets.size(); ++K) {
+      const Expr *T = Targets[K].get();
+      if (auto *S = llvm::dyn_cast<StarredExpr>(T))
+        T = S->Value.get();
+      std::string Part = Host->Path + "[" + std::to_string(K) + "]";
+      I.assign(T, makeHostValue(std::move(Part), nullptr), ValueRange);
+    }
+    return;
+  }
   if (!Items) {
     for (const ExprPtr &T : Targets)
       I.assign(T.get(), Value::poison(), ValueRange);
@@ -826,10 +839,25 @@ static Value moduleValue(llvm::StringRef Dotted) {
   return Value::object(std::make_shared<OpaqueObj>(Dotted.str()));
 }
 
+/// `import X` of a Python file beside the compiled one: a host value whose
+/// attributes are the names X defines.
+static std::optional<Value> siblingModule(Interp &I, llvm::StringRef Name) {
+  std::shared_ptr<Scope> Globals = I.importSibling(Name);
+  if (!Globals)
+    return std::nullopt;
+  auto R = std::make_shared<RecordModel>();
+  for (const auto &KV : Globals->vars())
+    R->Attrs[KV.getKey()] = KV.getValue();
+  return makeHostValue(Name.str(), std::move(R));
+}
+
 static Flow execImport(Interp &I, const ImportStmt *S) {
   for (const ImportAlias &A : S->Names) {
     llvm::StringRef Name = A.Name;
-    if (!A.AsName.empty())
+    if (auto M = siblingModule(I, Name))
+      I.bindName(A.AsName.empty() ? Name : llvm::StringRef(A.AsName), *M,
+                 A.Range);
+    else if (!A.AsName.empty())
       I.bindName(A.AsName, moduleValue(Name), A.Range);
     else
       I.bindName(Name.split('.').first, moduleValue(Name.split('.').first),
@@ -838,7 +866,27 @@ static Flow execImport(Interp &I, const ImportStmt *S) {
   return Flow::Normal;
 }
 
+/// `from X import a, *` of a Python file beside the compiled one.
+static void importFromSibling(Interp &I, const ImportFromStmt *S,
+                              Scope &Globals) {
+  for (const ImportAlias &A : S->Names) {
+    if (A.Name == "*") {
+      for (const auto &KV : Globals.vars())
+        if (!KV.getKey().startswith("_"))
+          I.bindName(KV.getKey(), KV.getValue(), A.Range);
+      continue;
+    }
+    Value *V = Globals.lookupLocal(A.Name);
+    I.bindName(A.AsName.empty() ? A.Name : A.AsName,
+               V ? *V : moduleValue(S->Module + "." + A.Name), A.Range);
+  }
+}
+
 static Flow execImportFrom(Interp &I, const ImportFromStmt *S) {
+  if (std::shared_ptr<Scope> Globals = I.importSibling(S->Module)) {
+    importFromSibling(I, S, *Globals);
+    return Flow::Normal;
+  }
   Value M = moduleValue(S->Module);
   for (const ImportAlias &A : S->Names) {
     if (A.Name == "*") {

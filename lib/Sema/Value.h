@@ -412,6 +412,7 @@ public:
   /// The scope, this one or an enclosing one, that binds Name.
   Scope *owner(llvm::StringRef Name);
   Scope *getParent() const { return Parent.get(); }
+  const llvm::StringMap<Value> &vars() const { return Vars; }
 
 private:
   std::shared_ptr<Scope> Parent;
