@@ -44,6 +44,14 @@ public:
         return fallBack(*Op, "its threads start at thread " +
                                  std::to_string(Range.Offset) +
                                  ", not on a warpgroup");
+      for (unsigned K = 0; K != 2; ++K)
+        if (const Operation *Def = Op->getOperand(K)->getDefiningOp();
+            Def && Def->is(OpKind::Subview))
+          return fallBack(*Op, "operand '" +
+                                   Op->getOperand(K)->getNameHint().str() +
+                                   "' is a region of a shared buffer, "
+                                   "which the wgmma lowering does not take "
+                                   "yet");
       std::string Why;
       auto P = planWgmmaGemm(*Op, Tgt, Range.Count, Why);
       if (!P)
