@@ -286,8 +286,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "warp_reduce_sum",
                                       "warp_reduce_max",
                                       "warp_reduce_min",
-                                      "atomic_addx2",
-                                      "atomic_addx4",
                                       "atomic_or",
                                       "atomic_load",
                                       "atomic_store",

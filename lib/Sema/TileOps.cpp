@@ -631,6 +631,48 @@ Value sema::tAtomic(Interp &I, BoundArgs &A) {
   return *Prev ? Value::runtime(Op->getResult()) : Value::none();
 }
 
+/// The start indices of \p Rg with \p K added to the last one.
+static std::vector<ir::Value *> shiftedLast(Interp &I, const Region &Rg,
+                                            int64_t K) {
+  std::vector<ir::Value *> Idx = Rg.R.Indices;
+  if (K != 0)
+    Idx.back() =
+        I.B.createBinary(ir::OpKind::Add, Idx.back(), I.B.createConstInt(K));
+  return Idx;
+}
+
+/// T.atomic_addx2 / atomic_addx4(dst, value): TileLang's vector atomics,
+/// adding 2 or 4 consecutive elements of `value` (along the last dim) to
+/// as many of `dst`. Each element is its own atomic add, as each lane of
+/// the vector instruction is.
+Value sema::tAtomicAddLanes(Interp &I, BoundArgs &A) {
+  int64_t Lanes = A.id() == BuiltinID::TAtomicAddX2 ? 2 : 4;
+  auto Dst = regionOf(I, A[0], A.range(0), A.name() + " destination");
+  auto Src = regionOf(I, A[1], A.range(1), A.name() + " value");
+  auto Prev = I.constBool(A[2], A.range(2), "return_prev");
+  if (!Dst || !Src || !Prev)
+    return Value::poison();
+  if (*Prev) {
+    I.error(A.range(2), diag::err_feature_unsupported)
+        << "return_prev=True on " + A.name();
+    return Value::poison();
+  }
+  ir::Scope S = Dst->Buf->Scope;
+  if (S != ir::Scope::Global && S != ir::Scope::Shared) {
+    I.error(A.range(0), diag::err_atomic_target)
+        << llvm::StringRef(A.Spec->Name);
+    return Value::poison();
+  }
+  for (int64_t K = 0; K != Lanes; ++K) {
+    ir::Value *V = I.B.createLoad(Src->R.Buffer, shiftedLast(I, *Src, K));
+    if (Src->Buf->Ty != Dst->Buf->Ty)
+      V = I.B.createCast(V, Dst->Buf->Ty);
+    I.B.createAtomic("add", Dst->R.Buffer, shiftedLast(I, *Dst, K), V,
+                     /*ReturnPrev=*/false);
+  }
+  return Value::none();
+}
+
 //===----------------------------------------------------------------------===//
 // Annotations and layouts
 //===----------------------------------------------------------------------===//
