@@ -254,7 +254,11 @@ void KernelEmitter::emitOp(const Operation &Op) {
   case OpKind::MBarrierInit:
     return emitMBarrierInit(Op);
   case OpKind::MBarrierArrive:
-    return W.line(fmt::format("tilec::mbarrierArrive({});", address(Op, 0)));
+    return W.line(fmt::format("tilec::{}({});",
+                              Op.getBoolAttr("cp_async").value_or(false)
+                                  ? "mbarrierArriveCpAsync"
+                                  : "mbarrierArrive",
+                              address(Op, 0)));
   case OpKind::MBarrierWait:
   case OpKind::MBarrierExpectTx:
     return W.line(fmt::format("tilec::{}({}, {});",

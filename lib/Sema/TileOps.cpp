@@ -454,7 +454,9 @@ Value sema::tGemm(Interp &I, BoundArgs &A) {
   auto TB = I.constBool(A[4], A.range(4), "transpose_B");
   auto Policy = gemmPolicy(I, A[5], A.range(5));
   auto Clear = I.constBool(A[6], A.range(6), "clear_accum");
-  auto KPack = I.constInt(A[7], A.range(7), "k_pack");
+  bool Async = A.id() == BuiltinID::TWgmmaGemm;
+  auto KPack = Async ? std::optional<int64_t>(1)
+                     : I.constInt(A[7], A.range(7), "k_pack");
   if (!Am || !Bm || !Cm || !TA || !TB || !Policy || !Clear || !KPack)
     return Value::poison();
   if (*KPack <= 0) {
@@ -464,7 +466,29 @@ Value sema::tGemm(Interp &I, BoundArgs &A) {
   if (!checkGemmShapes(I, A, *Am, *Bm, *Cm, *TA, *TB) ||
       !checkGemmDTypes(I, A, *Am, *Bm, *Cm))
     return Value::poison();
-  I.B.createGemm(Am->IR, Bm->IR, Cm->IR, *TA, *TB, *Policy, *Clear, *KPack);
+  ir::Operation *Gemm =
+      I.B.createGemm(Am->IR, Bm->IR, Cm->IR, *TA, *TB, *Policy, *Clear, *KPack);
+  // T.wgmma_gemm: wgmma only, and no wait; the user's T.wait_wgmma waits.
+  if (Async)
+    Gemm->setAttr("wgmma_async", ir::Attribute::boolean(true));
+  return Value::none();
+}
+
+/// T.wait_wgmma(n): wait until at most n groups of the warpgroup's
+/// T.wgmma_gemms are in flight (lower-wgmma adds their accumulators).
+Value sema::tWaitWgmma(Interp &I, BoundArgs &A) {
+  auto N = I.constInt(A[0], A.range(0), "T.wait_wgmma count");
+  if (!N)
+    return Value::poison();
+  if (*N < 0) {
+    I.error(A.range(0), diag::err_type_mismatch)
+        << "T.wait_wgmma"
+        << "a count >= 0" << std::to_string(*N);
+    return Value::poison();
+  }
+  I.B.create(ir::OpKind::WgmmaWait, {}, {}, {},
+             {{"pending", ir::Attribute::integer(*N)},
+              {"user", ir::Attribute::boolean(true)}});
   return Value::none();
 }
 

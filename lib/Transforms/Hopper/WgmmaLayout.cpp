@@ -135,6 +135,13 @@ private:
   void fallBack(const Operation &Gemm, const std::string &Why) {
     Diags.report(Gemm.getLoc(), diag::remark_gemm_not_wgmma)
         << Why + "; this kernel's T.gemms use the sm_80 lowering";
+    // T.wgmma_gemm has no mma.sync fallback.
+    Kernel.walk([&](Operation &Op) {
+      if (Op.getBoolAttr("wgmma_async").value_or(false))
+        Diags.report(Op.getLoc(), diag::err_lowering_unsupported)
+            << "T.wgmma_gemm"
+            << "this kernel's T.gemms cannot use wgmma (" + Why + ")";
+    });
   }
 
   /// One warpgroup split for all gemms when one fits them all: row
