@@ -353,9 +353,13 @@ static void bindUndecided(Interp &I, const IfStmt *S) {
 /// side of a thread split), so that tile operators in it split their work
 /// over those threads.
 static Flow execThreadRange(Interp &I, ir::Value *Cond, int64_t Lo, int64_t N,
-                            const StmtList &Body) {
+                            const StmtList &Body, bool SplitElse = false) {
   ir::Operation *If = I.B.createIf(Cond);
   If->setAttr("thread_range", ir::Attribute::intArray({Lo, N}));
+  // The else half of a thread split runs beside its then half
+  // (insert-barriers puts nothing between them).
+  if (SplitElse)
+    If->setAttr("split_else", ir::Attribute::boolean(true));
   I.RoleThreadCounts.push_back(N);
   ++I.RoleDepth;
   Flow F = execRegion(I, If->getBody(0), Body);
@@ -496,7 +500,7 @@ static Flow execThreadSplit(Interp &I, const IfStmt *S, ir::Value *Cond,
         I.B.createCmp(Above ? ir::CmpPred::Ge : ir::CmpPred::Lt, Sp.Tid,
                       I.B.createConstInt(Above ? Sp.Hi : Sp.Lo));
     return execThreadRange(I, Other, Rest->first, Rest->second - Rest->first,
-                           S->Else);
+                           S->Else, /*SplitElse=*/true);
   }
   I.RolesWithoutRange.push_back(
       "the threads of this else branch are not one range of the block");

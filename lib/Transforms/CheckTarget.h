@@ -9,7 +9,9 @@
 //   rejects dtypes the target's tensor cores or
 //   memory system cannot handle (fp8 before sm_90 and on gfx90a, 4-bit
 //   types in gemm) and instructions the target lacks
-//   (`mbarrier_expect_tx` before sm_90).
+//   (`mbarrier_expect_tx` before sm_90; a T.wgmma_gemm, `gemm
+//   {wgmma_async}`, and a user's `wgmma_wait {user}` before sm_90 or with
+//   wgmma turned off).
 // Guarantees: reports err_shared_memory_limit with a note per shared buffer
 //   live at the peak,
 //   err_dtype_unsupported_on_target at the op that needs the dtype,
