@@ -22,9 +22,11 @@
  *                        or the wavefront of 64 under HIP).
  *   bitcast<To, From>(x) the bits of x (converted to From) as a To of the
  *                        same size (T.reinterpret); host and device.
- *   mbarrierInit, mbarrierArrive, mbarrierWait, mbarrierExpectTx
+ *   mbarrierInit, mbarrierArrive, mbarrierWait, mbarrierExpectTx,
+ *   mbarrierArriveCpAsync
  *                        mbarrier objects in shared memory (T.alloc_barrier,
- *                        T.barrier_arrive, T.barrier_wait); sm_80+, expect_tx
+ *                        T.barrier_arrive, T.barrier_wait,
+ *                        T.cp_async_barrier_noinc); sm_80+, expect_tx
  *                        sm_90+.
  *   namedBarrierSync     bar.sync id, count (T.sync_threads(id, count)).
  *   wgmmaDescriptor, wgmmaFence, wgmmaCommit, wgmmaWait,
@@ -439,6 +441,16 @@ __device__ inline unsigned long long mbarrierArrive(void *Bar) {
                : "r"(smemAddress(Bar))
                : "memory");
   return State;
+}
+
+/// One arrival once all of the thread's earlier cp.async copies have
+/// completed (cp.async.mbarrier.arrive.noinc: the arrival is one of those
+/// the barrier was initialized to expect); their data is then visible to
+/// a wait that observes the phase.
+__device__ inline void mbarrierArriveCpAsync(void *Bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(
+                   smemAddress(Bar))
+               : "memory");
 }
 
 /// Blocks until the phase with parity Parity (0 or 1) has completed; the

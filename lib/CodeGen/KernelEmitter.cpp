@@ -250,6 +250,7 @@ void KernelEmitter::emitOp(const Operation &Op) {
   lineDirective(Op);
   switch (Op.getKind()) {
   case OpKind::Alloc:
+  case OpKind::View:
     return emitAlloc(Op);
   case OpKind::Store:
     return emitStore(Op);
@@ -266,7 +267,11 @@ void KernelEmitter::emitOp(const Operation &Op) {
   case OpKind::MBarrierInit:
     return emitMBarrierInit(Op);
   case OpKind::MBarrierArrive:
-    return W.line(fmt::format("tilec::mbarrierArrive({});", address(Op, 0)));
+    return W.line(fmt::format("tilec::{}({});",
+                              Op.getBoolAttr("cp_async").value_or(false)
+                                  ? "mbarrierArriveCpAsync"
+                                  : "mbarrierArrive",
+                              address(Op, 0)));
   case OpKind::MBarrierWait:
   case OpKind::MBarrierExpectTx:
     return W.line(fmt::format("tilec::{}({}, {});",
@@ -372,8 +377,11 @@ void KernelEmitter::emitAlloc(const Operation &Op) {
   std::string Name = Names.get(V->getNameHint());
   E.bind(V, {Name, PrecPostfix});
   if (T.getScope() == Scope::Shared) {
+    // A view (T.view / T.reshape) points at its source's bytes.
+    const Value *Storage = Op.is(OpKind::View) ? Op.getOperand(0) : V;
     auto Slot = llvm::find_if(
-        K.Shared, [&](const SharedSlot &S) { return S.Buffer == V; });
+        K.Shared, [&](const SharedSlot &S) { return S.Buffer == Storage; });
+    assert(Slot != K.Shared.end() && "a shared buffer without a slot");
     W.line(fmt::format("{0}* {1} = reinterpret_cast<{0}*>(tilec_smem + {2});",
                        Elem, Name, Slot->Offset));
     return;

@@ -159,6 +159,24 @@ Value *Builder::createAlloc(const Type &BufferType, llvm::StringRef NameHint) {
   return V;
 }
 
+Value *Builder::createView(Value *Source, const Type &ViewType,
+                           llvm::StringRef NameHint) {
+  Value *V = create(OpKind::View, {Source}, {}, {ViewType})->getResult();
+  V->setNameHint(NameHint);
+  return V;
+}
+
+Value *Builder::createSubview(Value *Source, llvm::ArrayRef<Value *> Starts,
+                              const Type &RegionType,
+                              llvm::StringRef NameHint) {
+  std::vector<Value *> Operands;
+  unsigned Seg = appendGroup(Operands, Source, Starts);
+  Value *V =
+      create(OpKind::Subview, Operands, {Seg}, {RegionType})->getResult();
+  V->setNameHint(NameHint);
+  return V;
+}
+
 Value *Builder::createLoad(Value *Buffer, llvm::ArrayRef<Value *> Indices) {
   std::vector<Value *> Operands;
   unsigned Seg = appendGroup(Operands, Buffer, Indices);

@@ -253,6 +253,10 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkThreadId(Op);
   case OpKind::Alloc:
     return checkAlloc(Op);
+  case OpKind::View:
+    return checkView(Op);
+  case OpKind::Subview:
+    return checkSubview(Op);
   case OpKind::Load:
   case OpKind::Store:
     return checkLoadStore(Op);
@@ -557,6 +561,47 @@ bool Verifier::checkAlloc(const Operation &Op) {
   }
   if (!T.hasStaticShape())
     return fail(Op, "buffer shape must be static, got " + T.str());
+  return true;
+}
+
+bool Verifier::checkView(const Operation &Op) {
+  const Type &Src = Op.getOperand(0)->getType();
+  const Type &T = Op.getResult()->getType();
+  if (!Src.isBuffer() || !T.isBuffer())
+    return fail(Op, "source and result must be buffers");
+  if (Src.getScope() != T.getScope() ||
+      (T.getScope() != Scope::Shared && T.getScope() != Scope::Fragment))
+    return fail(Op, "views a shared or fragment buffer as one of its scope, "
+                    "got " +
+                        Src.str() + " as " + T.str());
+  const Operation *Def = Op.getOperand(0)->getDefiningOp();
+  if (!Def || !Def->is(OpKind::Alloc))
+    return fail(Op, "the source must be an alloc");
+  // apply-shared-layouts may pad the source of a shared view.
+  if (!T.hasStaticShape() || !Src.hasStaticShape() ||
+      *T.sizeInBytes() > *Src.sizeInBytes())
+    return fail(Op, "the view must fit in the source's bytes, " + Src.str() +
+                        " as " + T.str());
+  if (T.getScope() == Scope::Fragment && T.getDType() != Src.getDType())
+    return fail(Op, "a fragment view keeps the element type");
+  return true;
+}
+
+bool Verifier::checkSubview(const Operation &Op) {
+  if (Op.getNumGroups() != 1 || !checkAccess(Op, 0, false, "source"))
+    return false;
+  const Type &Src = Op.getOperand(0)->getType();
+  const Type &T = Op.getResult()->getType();
+  if (Src.getScope() != Scope::Shared || !T.isBuffer() ||
+      T.getScope() != Scope::Shared || T.getDType() != Src.getDType() ||
+      T.rank() != 2 || !T.hasStaticShape() || !Src.hasStaticShape())
+    return fail(Op, "views a static shared buffer as a 2-D shared region of "
+                    "its element type, got " +
+                        Src.str() + " as " + T.str());
+  auto Shape = *Src.getStaticShape(), Region = *T.getStaticShape();
+  if (Shape.size() < 2 || Region[0] > Shape[Shape.size() - 2] ||
+      Region[1] > Shape.back())
+    return fail(Op, "the region " + T.str() + " does not fit in " + Src.str());
   return true;
 }
 

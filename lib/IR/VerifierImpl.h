@@ -65,6 +65,8 @@ private:
   bool checkMath(const Operation &Op);
   bool checkThreadId(const Operation &Op);
   bool checkAlloc(const Operation &Op);
+  bool checkView(const Operation &Op);
+  bool checkSubview(const Operation &Op);
   bool checkLoadStore(const Operation &Op);
   bool checkCopy(const Operation &Op);
   bool checkFill(const Operation &Op);

@@ -234,10 +234,7 @@ Value Interp::callBuiltin(const BuiltinObj &BO, CallArgs &Args,
     error(CallRange, diag::err_tile_op_outside_kernel) << S.Name;
     return Value::poison();
   }
-  bool OneWarp = RolesWithoutRange.empty() && !RoleThreadCounts.empty() &&
-                 RoleThreadCounts.back() <= 32;
-  if ((S.Flags & NotInRole) && RoleDepth &&
-      !((S.Flags & OneWarpRole) && OneWarp)) {
+  if ((S.Flags & NotInRole) && RoleDepth) {
     error(CallRange, diag::err_tile_op_in_role_block)
         << S.Name << "its lowering synchronizes all threads of the block";
     return Value::poison();
@@ -276,7 +273,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "transpose",
                                       "im2col",
                                       "c2d_im2col",
-                                      "wgmma_gemm",
                                       "tcgen05_gemm",
                                       "gemm_sp",
                                       "reduce_bitand",
@@ -286,8 +282,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "warp_reduce_sum",
                                       "warp_reduce_max",
                                       "warp_reduce_min",
-                                      "atomic_addx2",
-                                      "atomic_addx4",
                                       "atomic_or",
                                       "atomic_load",
                                       "atomic_store",
@@ -303,8 +297,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "all_of",
                                       "dp4a",
                                       "call_intrin",
-                                      "ptx_cp_async",
-                                      "fence_proxy_async",
                                       "reducer_init",
                                       "finalize_reducer",
                                       "get_lane_idx",

@@ -23,15 +23,14 @@ enum class BuiltinNS { Py, Method, Math, TL, Layout, T, Itertools, Tir };
 /// NotInRole: a tile operator whose lowering synchronizes the whole block,
 /// so it cannot run inside a T.ws role block. InRoleRange: a tile operator
 /// that splits its work over the threads running it, which inside a role
-/// block must be one contiguous range (the role's thread_range).
-/// OneWarpRole: a NotInRole operator that may run in a role of one warp,
-/// where its exchanges are shuffles among the warp's lanes.
+/// block must be one contiguous range (the role's thread_range); the
+/// reductions among them are lowered there only where their exchanges stay
+/// inside warps (lower-reduce says otherwise).
 enum BuiltinFlags : unsigned {
   NeedsKernel = 1,
   NeedsIR = 2,
   NotInRole = 4,
-  InRoleRange = 8,
-  OneWarpRole = 16
+  InRoleRange = 8
 };
 
 /// A buffer allocated in the current func or kernel (KernelGen.cpp).

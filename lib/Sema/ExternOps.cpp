@@ -84,6 +84,63 @@ Value sema::tAccessPtr(Interp &I, BoundArgs &A) {
   return Value::object(std::move(Addr));
 }
 
+/// The element an address of T.ptx_cp_async points at, in a buffer of
+/// \p Scope; null after an error.
+static const AddressObj *cpAsyncSide(Interp &I, const Value &V, llvm::SMRange R,
+                                     ir::Scope Scope, llvm::StringRef What) {
+  auto *Addr = V.getAs<AddressObj>();
+  if (!Addr || Addr->Indices.size() != Addr->Buf->Dims.size() ||
+      Addr->Buf->Scope != Scope) {
+    if (!V.isPoison())
+      I.error(R, diag::err_type_mismatch)
+          << "T.ptx_cp_async " + What.str()
+          << "T.access_ptr of an element of a " + ir::scopeName(Scope).str() +
+                 " buffer"
+          << typeName(V);
+    return nullptr;
+  }
+  return Addr;
+}
+
+/// T.ptx_cp_async(dst, src, num_elems, predicate=None): one cp.async of
+/// num_elems elements (4, 8 or 16 bytes) from global to shared memory;
+/// with a false predicate the destination is zero-filled.
+Value sema::tPtxCpAsync(Interp &I, BoundArgs &A) {
+  const AddressObj *Dst =
+      cpAsyncSide(I, A[0], A.range(0), ir::Scope::Shared, "destination");
+  const AddressObj *Src =
+      cpAsyncSide(I, A[1], A.range(1), ir::Scope::Global, "source");
+  auto N = I.constInt(A[2], A.range(2), "num_elems");
+  if (!Dst || !Src || !N)
+    return Value::poison();
+  DType Ty = Dst->Buf->Ty;
+  int64_t Bytes = *N * bitWidth(Ty) / 8;
+  if (Src->Buf->Ty != Ty || (Bytes != 4 && Bytes != 8 && Bytes != 16)) {
+    I.error(A.CallRange, diag::err_feature_unsupported)
+        << "T.ptx_cp_async of " + std::to_string(*N) + " " +
+               tileLangName(Ty).str() + " elements from " +
+               tileLangName(Src->Buf->Ty).str() +
+               " (cp.async copies 4, 8 or 16 bytes of one dtype)";
+    return Value::poison();
+  }
+  std::vector<ir::Value *> Ops = {Dst->Buf->IR};
+  Ops.insert(Ops.end(), Dst->Indices.begin(), Dst->Indices.end());
+  Ops.push_back(Src->Buf->IR);
+  Ops.insert(Ops.end(), Src->Indices.begin(), Src->Indices.end());
+  std::vector<unsigned> Segments = {unsigned(1 + Dst->Indices.size()),
+                                    unsigned(1 + Src->Indices.size())};
+  if (!A[3].isNone()) {
+    ir::Value *Pred = I.toRuntimeAs(A[3], DType::Bool, A.range(3));
+    if (!Pred)
+      return Value::poison();
+    Ops.push_back(Pred);
+    Segments.push_back(1);
+  }
+  I.B.create(ir::OpKind::CpAsync, Ops, Segments, {},
+             {{"bytes", ir::Attribute::integer(Bytes)}});
+  return Value::none();
+}
+
 /// Appends one call_extern operand group for \p V; false after an error.
 static bool externArg(Interp &I, const Value &V, llvm::SMRange R, size_t Pos,
                       std::vector<ir::Value *> &Ops,

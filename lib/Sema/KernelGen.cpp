@@ -841,6 +841,28 @@ Value sema::tParallel(Interp &I, BoundArgs &A) {
   return Value::object(std::move(L));
 }
 
+/// TVM's T.parallel(start, stop=None): a one-dimensional T.Parallel over
+/// range(start, stop) with start 0; nested ones fuse (FuseParallel.h).
+Value sema::tParallelTir(Interp &I, BoundArgs &A) {
+  BoundArgs Loop = A;
+  Loop.Rest = {A[0]};
+  Loop.RestRanges = {A.range(0)};
+  if (A.given(1)) {
+    auto Start = I.constInt(A[0], A.range(0), "T.parallel start");
+    if (!Start)
+      return Value::poison();
+    if (*Start != 0) {
+      I.error(A.range(0), diag::err_feature_unsupported)
+          << "T.parallel with a start other than 0 (write T.Parallel(stop "
+             "- start) and add start to the index)";
+      return Value::poison();
+    }
+    Loop.Rest = {A[1]};
+    Loop.RestRanges = {A.range(1)};
+  }
+  return tParallel(I, Loop);
+}
+
 static std::optional<std::vector<int64_t>>
 intList(Interp &I, const Value &V, llvm::SMRange R, llvm::StringRef What) {
   if (!V.isSequence()) {

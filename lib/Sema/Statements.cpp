@@ -366,9 +366,13 @@ static void bindUndecided(Interp &I, const IfStmt *S) {
 /// side of a thread split), so that tile operators in it split their work
 /// over those threads.
 static Flow execThreadRange(Interp &I, ir::Value *Cond, int64_t Lo, int64_t N,
-                            const StmtList &Body) {
+                            const StmtList &Body, bool SplitElse = false) {
   ir::Operation *If = I.B.createIf(Cond);
   If->setAttr("thread_range", ir::Attribute::intArray({Lo, N}));
+  // The else half of a thread split runs beside its then half
+  // (insert-barriers puts nothing between them).
+  if (SplitElse)
+    If->setAttr("split_else", ir::Attribute::boolean(true));
   I.RoleThreadCounts.push_back(N);
   ++I.RoleDepth;
   Flow F = execRegion(I, If->getBody(0), Body);
@@ -410,35 +414,50 @@ static bool dependsOnThread(const ir::Value *V, unsigned &Budget) {
   });
 }
 
-/// A condition `tx < K` (`<=`, `>`, `>=`, either operand order) on the
-/// thread index of a one-dimensional block: the threads that take the
-/// branch and those that do not, as [Lo, Hi) ranges, when both are whole
-/// warps and neither is empty.
+/// A condition on the thread index of a one-dimensional block that holds
+/// on one range of it: `tx < K` (`<=`, `>`, `>=`, either operand order)
+/// or a conjunction of such bounds (`tx >= 128 and tx < 256`), within the
+/// enclosing thread range (a role or a branch of a split). The threads
+/// that take the branch must be whole warps, and some; those that do not,
+/// when they are one range and some, run the else branch as a range too.
 struct ThreadSplit {
   ir::Value *Tid;
-  int64_t Cut, Threads;
-  bool LowTaken; ///< The branch runs on [0, Cut).
+  int64_t Lo, Hi;           ///< The branch runs on [Lo, Hi).
+  int64_t OuterLo, OuterHi; ///< The enclosing range.
+  /// The other threads of the enclosing range as one range (else branch).
+  std::optional<std::pair<int64_t, int64_t>> rest() const {
+    if (Lo == OuterLo && Hi == OuterHi)
+      return std::nullopt;
+    if (Lo == OuterLo)
+      return std::make_pair(Hi, OuterHi);
+    if (Hi == OuterHi)
+      return std::make_pair(OuterLo, Lo);
+    return std::nullopt;
+  }
 };
 
-static std::optional<ThreadSplit> threadSplit(Interp &I, ir::Value *Cond) {
-  ir::Operation *Cmp = Cond->getDefiningOp();
-  if (!Cmp || !Cmp->is(ir::OpKind::Cmp))
-    return std::nullopt;
-  auto Pred = ir::parseCmpPred(Cmp->getStringAttr("pred").value_or(""));
-  ir::Value *A = Cmp->getOperand(0), *B = Cmp->getOperand(1);
+/// Narrows [Lo, Hi) by the bound `Cond` on the thread index (a `cmp` of
+/// `thread_id {dim = 0}` with a constant, or an `and` of such); false when
+/// Cond is anything else.
+static bool narrowByBound(ir::Value *Cond, ir::Value *&Tid, int64_t &Lo,
+                          int64_t &Hi) {
+  ir::Operation *Op = Cond->getDefiningOp();
+  if (Op && Op->is(ir::OpKind::And))
+    return narrowByBound(Op->getOperand(0), Tid, Lo, Hi) &&
+           narrowByBound(Op->getOperand(1), Tid, Lo, Hi);
+  if (!Op || !Op->is(ir::OpKind::Cmp))
+    return false;
+  auto Pred = ir::parseCmpPred(Op->getStringAttr("pred").value_or(""));
+  ir::Value *A = Op->getOperand(0), *B = Op->getOperand(1);
   bool Swapped = !ir::matchConstantInt(B);
   if (Swapped)
     std::swap(A, B);
   auto K = ir::matchConstantInt(B);
   ir::Operation *T = A->getDefiningOp();
-  std::vector<int64_t> Dims =
-      I.CurFunc->Kernel->getIntArrayAttr("threads").value_or(
-          std::vector<int64_t>{1});
   if (!Pred || !K || !T || !T->is(ir::OpKind::ThreadId) ||
-      T->getIntAttr("dim").value_or(-1) != 0 ||
-      llvm::any_of(llvm::drop_begin(Dims), [](int64_t D) { return D != 1; }))
-    return std::nullopt;
-  // Normalize to `tx < Cut` (LowTaken) or `tx >= Cut`.
+      T->getIntAttr("dim").value_or(-1) != 0)
+    return false;
+  Tid = A;
   ir::CmpPred P = *Pred;
   if (Swapped)
     P = P == ir::CmpPred::Lt   ? ir::CmpPred::Gt
@@ -446,29 +465,62 @@ static std::optional<ThreadSplit> threadSplit(Interp &I, ir::Value *Cond) {
         : P == ir::CmpPred::Gt ? ir::CmpPred::Lt
         : P == ir::CmpPred::Ge ? ir::CmpPred::Le
                                : P;
-  std::optional<ThreadSplit> Out;
   if (P == ir::CmpPred::Lt || P == ir::CmpPred::Le)
-    Out = ThreadSplit{A, *K + (P == ir::CmpPred::Le), Dims[0], true};
+    Hi = std::min(Hi, *K + (P == ir::CmpPred::Le));
   else if (P == ir::CmpPred::Gt || P == ir::CmpPred::Ge)
-    Out = ThreadSplit{A, *K + (P == ir::CmpPred::Gt), Dims[0], false};
-  if (!Out || Out->Cut <= 0 || Out->Cut >= Out->Threads || Out->Cut % 32)
-    return std::nullopt;
-  return Out;
+    Lo = std::max(Lo, *K + (P == ir::CmpPred::Gt));
+  else
+    return false;
+  return true;
 }
 
-/// `if tx < 128: ... else: ...` becomes one ranged `if` per branch.
+/// The threads the innermost enclosing thread-range `if` runs on, or the
+/// whole block.
+static std::pair<int64_t, int64_t> enclosingRange(Interp &I, int64_t Threads) {
+  for (ir::Operation *P = I.B.getInsertionBlock()->getParentOp();
+       P && !P->is(ir::OpKind::Kernel); P = P->getParentOp())
+    if (auto R = P->getIntArrayAttr("thread_range"); R && R->size() == 2)
+      return {(*R)[0], (*R)[0] + (*R)[1]};
+  return {0, Threads};
+}
+
+static std::optional<ThreadSplit> threadSplit(Interp &I, ir::Value *Cond) {
+  std::vector<int64_t> Dims =
+      I.CurFunc->Kernel->getIntArrayAttr("threads").value_or(
+          std::vector<int64_t>{1});
+  if (llvm::any_of(llvm::drop_begin(Dims), [](int64_t D) { return D != 1; }))
+    return std::nullopt;
+  auto [OuterLo, OuterHi] = enclosingRange(I, Dims[0]);
+  ThreadSplit Sp{nullptr, OuterLo, OuterHi, OuterLo, OuterHi};
+  if (!narrowByBound(Cond, Sp.Tid, Sp.Lo, Sp.Hi) || Sp.Lo >= Sp.Hi ||
+      Sp.Lo % 32 || Sp.Hi % 32)
+    return std::nullopt;
+  return Sp;
+}
+
+/// `if tx < 128: ... else: ...` becomes one ranged `if` per branch; an
+/// else whose threads are not one range is a runtime `if` on the thread
+/// index, as any other.
 static Flow execThreadSplit(Interp &I, const IfStmt *S, ir::Value *Cond,
                             const ThreadSplit &Sp) {
-  int64_t Lo = Sp.LowTaken ? 0 : Sp.Cut;
-  int64_t N = Sp.LowTaken ? Sp.Cut : Sp.Threads - Sp.Cut;
-  Flow F = execThreadRange(I, Cond, Lo, N, S->Then);
+  Flow F = execThreadRange(I, Cond, Sp.Lo, Sp.Hi - Sp.Lo, S->Then);
   if (F == Flow::Abort || S->Else.empty())
     return F;
-  ir::Value *Other =
-      I.B.createCmp(Sp.LowTaken ? ir::CmpPred::Ge : ir::CmpPred::Lt, Sp.Tid,
-                    I.B.createConstInt(Sp.Cut));
-  return execThreadRange(I, Other, Sp.LowTaken ? Sp.Cut : 0, Sp.Threads - N,
-                         S->Else);
+  // Inside the enclosing range, the rest is one bound away.
+  if (auto Rest = Sp.rest()) {
+    bool Above = Rest->first == Sp.Hi;
+    ir::Value *Other =
+        I.B.createCmp(Above ? ir::CmpPred::Ge : ir::CmpPred::Lt, Sp.Tid,
+                      I.B.createConstInt(Above ? Sp.Hi : Sp.Lo));
+    return execThreadRange(I, Other, Rest->first, Rest->second - Rest->first,
+                           S->Else, /*SplitElse=*/true);
+  }
+  I.RolesWithoutRange.push_back(
+      "the threads of this else branch are not one range of the block");
+  ir::Operation *Op = I.B.createIf(I.B.createUnary(ir::OpKind::Not, Cond));
+  F = execRegion(I, Op->getBody(0), S->Else);
+  I.RolesWithoutRange.pop_back();
+  return F == Flow::Abort ? Flow::Abort : Flow::Normal;
 }
 
 static Flow execRuntimeIf(Interp &I, const IfStmt *S, ir::Value *Cond) {

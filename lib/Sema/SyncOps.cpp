@@ -214,6 +214,25 @@ Value sema::tBarrierArrive(Interp &I, BoundArgs &A) {
   return barrierOp(I, ir::OpKind::MBarrierArrive, *B, nullptr);
 }
 
+/// T.cp_async_barrier_noinc(bar): an arrival on `bar` once the thread's
+/// earlier cp.asyncs have completed (an mbarrier_arrive marked cp_async).
+Value sema::tCpAsyncBarrierNoinc(Interp &I, BoundArgs &A) {
+  auto B = barrierOf(I, A[0], A.range(0), A.name());
+  if (!B)
+    return Value::poison();
+  ir::Operation *Arrive =
+      I.B.create(ir::OpKind::MBarrierArrive, {B->Buf, B->Index}, {2}, {});
+  Arrive->setAttr("cp_async", ir::Attribute::boolean(true));
+  return Value::none();
+}
+
+/// T.fence_proxy_async(): orders the thread's generic shared-memory writes
+/// before later async-proxy reads (a no-op before sm_90).
+Value sema::tFenceProxyAsync(Interp &I, BoundArgs &) {
+  I.B.create(ir::OpKind::FenceProxyAsync, {}, {}, {});
+  return Value::none();
+}
+
 /// T.barrier_wait(bar, parity) / T.mbarrier_wait_parity(mbarrier, parity):
 /// waits until the phase of that parity has completed.
 Value sema::tBarrierWait(Interp &I, BoundArgs &A) {

@@ -240,15 +240,93 @@ Value sema::tClear(Interp &I, BoundArgs &A) {
 // T.gemm
 //===----------------------------------------------------------------------===//
 
-static BufferObj *gemmOperand(Interp &I, BoundArgs &A, unsigned K,
-                              llvm::StringRef Name, bool Accum) {
-  if (A[K].getAs<BufferRefObj>()) {
+/// The compile-time extents of \p Rg; nullopt when one is not known.
+static std::optional<std::vector<int64_t>> staticExtents(const Region &Rg) {
+  std::vector<int64_t> Ext;
+  for (const ir::Attribute &E : Rg.R.Extent) {
+    if (!E.isInt() || E.getInt() <= 0)
+      return std::nullopt;
+    Ext.push_back(E.getInt());
+  }
+  return Ext;
+}
+
+static bool coversBuffer(const Region &Rg, llvm::ArrayRef<int64_t> Ext) {
+  for (size_t D = 0; D != Ext.size(); ++D)
+    if (Rg.Starts[D] != 0 || !Rg.Buf->Dims[D].isStatic() ||
+        Rg.Buf->Dims[D].getValue() != Ext[D])
+      return false;
+  return true;
+}
+
+/// A region operand of T.gemm (`Q_shared[:, :D]`, `A_shared[s, :, :]`):
+/// the buffer when it covers it, else for a shared buffer a `subview` of
+/// its last two dims (TileLang's rule: the others have extent 1), held by
+/// \p Keep.
+static BufferObj *gemmRegion(Interp &I, BoundArgs &A, unsigned K,
+                             llvm::StringRef Name,
+                             std::shared_ptr<BufferObj> &Keep) {
+  std::string What = "T.gemm operand " + Name.str();
+  auto Rg = regionOf(I, A[K], A.range(K), What);
+  if (!Rg || !checkBounds(I, *Rg, A.range(K)))
+    return nullptr;
+  auto Ext = staticExtents(*Rg);
+  std::string Text = "'" + exprText(A.range(K)) + "'";
+  if (!Ext) {
     I.error(A.range(K), diag::err_feature_unsupported)
-        << "T.gemm on a region of a buffer ('" + exprText(A.range(K)) +
-               "'; pass whole buffers)";
+        << "T.gemm on a region without compile-time extents (" + Text +
+               "; slice each dim)";
     return nullptr;
   }
-  BufferObj *Buf = I.bufferOf(A[K], A.range(K), "T.gemm operand " + Name.str());
+  if (coversBuffer(*Rg, *Ext))
+    return Rg->Buf;
+  if (Rg->Buf->Scope != ir::Scope::Shared) {
+    I.error(A.range(K), diag::err_feature_unsupported)
+        << "T.gemm on a region of " + ir::scopeName(Rg->Buf->Scope).str() +
+               " buffer '" + Rg->Buf->Name + "' (" + Text +
+               "; pass the whole buffer)";
+    return nullptr;
+  }
+  size_t Rank = Ext->size();
+  if (Rank < 2 || llvm::any_of(llvm::ArrayRef<int64_t>(*Ext).drop_back(2),
+                               [](int64_t E) { return E != 1; })) {
+    I.error(A.range(K), diag::err_gemm_shape)
+        << Name.str() + " " + Text +
+               " must be 2-D: only its last two dims "
+               "may have an extent other than 1";
+    return nullptr;
+  }
+  // Tensor cores read the region's rows 16 bytes at a time.
+  int64_t Bits = bitWidth(Rg->Buf->Ty);
+  std::optional<int64_t> Col = Rg->Starts[Rank - 1];
+  const ir::Dim &Row = Rg->Buf->Dims[Rank - 1];
+  if (!Col || *Col * Bits % 128 != 0 || !Row.isStatic() ||
+      Row.getValue() * Bits % 128 != 0) {
+    I.error(A.range(K), diag::err_feature_unsupported)
+        << "T.gemm on a region whose rows do not start on 16-byte "
+           "boundaries (" +
+               Text +
+               ": a compile-time column start and row length that "
+               "are multiples of 16 bytes)";
+    return nullptr;
+  }
+  Keep = std::make_shared<BufferObj>(*Rg->Buf);
+  Keep->Name = exprText(A.range(K));
+  Keep->Dims = {ir::Dim((*Ext)[Rank - 2]), ir::Dim((*Ext)[Rank - 1])};
+  Keep->IR = I.B.createSubview(
+      Rg->Buf->IR, Rg->R.Indices,
+      ir::Type::buffer(ir::Scope::Shared, Keep->Dims, Keep->Ty),
+      Rg->Buf->Name + "_region");
+  return Keep.get();
+}
+
+static BufferObj *gemmOperand(Interp &I, BoundArgs &A, unsigned K,
+                              llvm::StringRef Name, bool Accum,
+                              std::shared_ptr<BufferObj> &Keep) {
+  BufferObj *Buf =
+      A[K].getAs<BufferRefObj>()
+          ? gemmRegion(I, A, K, Name, Keep)
+          : I.bufferOf(A[K], A.range(K), "T.gemm operand " + Name.str());
   if (!Buf)
     return nullptr;
   ir::Scope S = Buf->Scope;
@@ -368,14 +446,17 @@ static std::optional<std::string> gemmPolicy(Interp &I, const Value &V,
 }
 
 Value sema::tGemm(Interp &I, BoundArgs &A) {
-  BufferObj *Am = gemmOperand(I, A, 0, "A", false);
-  BufferObj *Bm = gemmOperand(I, A, 1, "B", false);
-  BufferObj *Cm = gemmOperand(I, A, 2, "C", true);
+  std::shared_ptr<BufferObj> Regions[3];
+  BufferObj *Am = gemmOperand(I, A, 0, "A", false, Regions[0]);
+  BufferObj *Bm = gemmOperand(I, A, 1, "B", false, Regions[1]);
+  BufferObj *Cm = gemmOperand(I, A, 2, "C", true, Regions[2]);
   auto TA = I.constBool(A[3], A.range(3), "transpose_A");
   auto TB = I.constBool(A[4], A.range(4), "transpose_B");
   auto Policy = gemmPolicy(I, A[5], A.range(5));
   auto Clear = I.constBool(A[6], A.range(6), "clear_accum");
-  auto KPack = I.constInt(A[7], A.range(7), "k_pack");
+  bool Async = A.id() == BuiltinID::TWgmmaGemm;
+  auto KPack = Async ? std::optional<int64_t>(1)
+                     : I.constInt(A[7], A.range(7), "k_pack");
   if (!Am || !Bm || !Cm || !TA || !TB || !Policy || !Clear || !KPack)
     return Value::poison();
   if (*KPack <= 0) {
@@ -385,7 +466,29 @@ Value sema::tGemm(Interp &I, BoundArgs &A) {
   if (!checkGemmShapes(I, A, *Am, *Bm, *Cm, *TA, *TB) ||
       !checkGemmDTypes(I, A, *Am, *Bm, *Cm))
     return Value::poison();
-  I.B.createGemm(Am->IR, Bm->IR, Cm->IR, *TA, *TB, *Policy, *Clear, *KPack);
+  ir::Operation *Gemm =
+      I.B.createGemm(Am->IR, Bm->IR, Cm->IR, *TA, *TB, *Policy, *Clear, *KPack);
+  // T.wgmma_gemm: wgmma only, and no wait; the user's T.wait_wgmma waits.
+  if (Async)
+    Gemm->setAttr("wgmma_async", ir::Attribute::boolean(true));
+  return Value::none();
+}
+
+/// T.wait_wgmma(n): wait until at most n groups of the warpgroup's
+/// T.wgmma_gemms are in flight (lower-wgmma adds their accumulators).
+Value sema::tWaitWgmma(Interp &I, BoundArgs &A) {
+  auto N = I.constInt(A[0], A.range(0), "T.wait_wgmma count");
+  if (!N)
+    return Value::poison();
+  if (*N < 0) {
+    I.error(A.range(0), diag::err_type_mismatch)
+        << "T.wait_wgmma"
+        << "a count >= 0" << std::to_string(*N);
+    return Value::poison();
+  }
+  I.B.create(ir::OpKind::WgmmaWait, {}, {}, {},
+             {{"pending", ir::Attribute::integer(*N)},
+              {"user", ir::Attribute::boolean(true)}});
   return Value::none();
 }
 
@@ -552,6 +655,48 @@ Value sema::tAtomic(Interp &I, BoundArgs &A) {
   return *Prev ? Value::runtime(Op->getResult()) : Value::none();
 }
 
+/// The start indices of \p Rg with \p K added to the last one.
+static std::vector<ir::Value *> shiftedLast(Interp &I, const Region &Rg,
+                                            int64_t K) {
+  std::vector<ir::Value *> Idx = Rg.R.Indices;
+  if (K != 0)
+    Idx.back() =
+        I.B.createBinary(ir::OpKind::Add, Idx.back(), I.B.createConstInt(K));
+  return Idx;
+}
+
+/// T.atomic_addx2 / atomic_addx4(dst, value): TileLang's vector atomics,
+/// adding 2 or 4 consecutive elements of `value` (along the last dim) to
+/// as many of `dst`. Each element is its own atomic add, as each lane of
+/// the vector instruction is.
+Value sema::tAtomicAddLanes(Interp &I, BoundArgs &A) {
+  int64_t Lanes = A.id() == BuiltinID::TAtomicAddX2 ? 2 : 4;
+  auto Dst = regionOf(I, A[0], A.range(0), A.name() + " destination");
+  auto Src = regionOf(I, A[1], A.range(1), A.name() + " value");
+  auto Prev = I.constBool(A[2], A.range(2), "return_prev");
+  if (!Dst || !Src || !Prev)
+    return Value::poison();
+  if (*Prev) {
+    I.error(A.range(2), diag::err_feature_unsupported)
+        << "return_prev=True on " + A.name();
+    return Value::poison();
+  }
+  ir::Scope S = Dst->Buf->Scope;
+  if (S != ir::Scope::Global && S != ir::Scope::Shared) {
+    I.error(A.range(0), diag::err_atomic_target)
+        << llvm::StringRef(A.Spec->Name);
+    return Value::poison();
+  }
+  for (int64_t K = 0; K != Lanes; ++K) {
+    ir::Value *V = I.B.createLoad(Src->R.Buffer, shiftedLast(I, *Src, K));
+    if (Src->Buf->Ty != Dst->Buf->Ty)
+      V = I.B.createCast(V, Dst->Buf->Ty);
+    I.B.createAtomic("add", Dst->R.Buffer, shiftedLast(I, *Dst, K), V,
+                     /*ReturnPrev=*/false);
+  }
+  return Value::none();
+}
+
 //===----------------------------------------------------------------------===//
 // Annotations and layouts
 //===----------------------------------------------------------------------===//
@@ -683,10 +828,23 @@ static std::optional<int64_t> bitsOf(const std::vector<ir::Dim> &Dims,
   return Bits;
 }
 
+/// Why a view of \p Src as \p Ty cannot be built, or "".
+static std::string viewUnsupported(const BufferObj &Src, DType Ty,
+                                   const std::vector<ir::Dim> &Dims) {
+  if (Src.Scope != ir::Scope::Shared && Src.Scope != ir::Scope::Fragment)
+    return "only shared and fragment buffers have views";
+  if (Src.Scope == ir::Scope::Fragment && Ty != Src.Ty)
+    return "a fragment view keeps the element type (each register holds "
+           "one element)";
+  if (!bitsOf(Dims, Ty))
+    return "a view's shape must be known at compile time";
+  return "";
+}
+
 /// T.reshape(src, shape) / T.view(src, shape=None, dtype=None): TileLang's
 /// views aliasing a buffer's storage with another shape (and dtype). The
-/// shape is checked as TileLang checks it (same number of bits); the view
-/// itself is not implemented yet, so it is reported at the call.
+/// shape is checked as TileLang checks it (same number of bits). A view of
+/// a view views the first source, so every `view` op reads an alloc.
 Value sema::tView(Interp &I, BoundArgs &A) {
   bool Reshape = A.id() == BuiltinID::TReshape;
   BufferObj *Src = I.bufferOf(A[0], A.range(0), A.name() + " source");
@@ -715,10 +873,25 @@ Value sema::tView(Interp &I, BoundArgs &A) {
         << *SrcBits;
     return Value::poison();
   }
-  I.error(A.CallRange, diag::err_feature_unsupported)
-      << A.name() + " of " + ir::scopeName(Src->Scope).str() + " buffer '" +
-             Src->Name +
-             "' (a view aliasing its storage; copy through a buffer of the "
-             "new shape instead)";
-  return Value::poison();
+  std::string Why = viewUnsupported(*Src, Ty, Dims);
+  if (!Why.empty()) {
+    I.error(A.CallRange, diag::err_feature_unsupported)
+        << A.name() + " of " + ir::scopeName(Src->Scope).str() + " buffer '" +
+               Src->Name + "' (" + Why + ")";
+    return Value::poison();
+  }
+  ir::Value *Root = Src->IR;
+  if (ir::Operation *Def = Root->getDefiningOp();
+      Def && Def->is(ir::OpKind::View))
+    Root = Def->getOperand(0);
+  auto Buf = std::make_shared<BufferObj>(*Src);
+  Buf->Name = I.PendingName.empty() ? Src->Name : I.PendingName;
+  Buf->Dims = Dims;
+  Buf->Ty = Ty;
+  Buf->DeclRange = A.CallRange;
+  Buf->IR =
+      I.B.createView(Root, ir::Type::buffer(Src->Scope, Dims, Ty), Buf->Name);
+  if (I.CurFunc->Kernel)
+    I.CurFunc->KernelBuffers.push_back(Buf.get());
+  return Value::object(std::move(Buf));
 }

@@ -193,8 +193,10 @@ public:
       return true;
     }
     Annot.erase();
+    // A view (T.view / T.reshape) reads the bytes in its own shape, not
+    // through the source's layout.
     for (const Use &U : Buf->getUses())
-      if (!isElementAccess(*U.User)) {
+      if (!isElementAccess(*U.User) && !U.User->is(OpKind::View)) {
         Diags.report(U.User->getLoc(), diag::err_lowering_unsupported)
             << "the swizzled shared buffer '" + Buf->getNameHint().str() + "'"
             << "'" + U.User->getName().str() +
@@ -205,7 +207,8 @@ public:
       return false;
     llvm::SetVector<Operation *> Users;
     for (const Use &U : Buf->getUses())
-      Users.insert(U.User);
+      if (!U.User->is(OpKind::View))
+        Users.insert(U.User);
     for (Operation *User : Users)
       // Last group first: rewriting a group shifts only the later ones.
       for (unsigned G = User->getNumGroups(); G-- > 0;)

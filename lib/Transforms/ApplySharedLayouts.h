@@ -39,6 +39,8 @@
 //   keeps contiguous) gets the indices of the element's place: the
 //   layout's flat output split over the buffer's dims. The buffer's type
 //   is unchanged; accesses in other kernels are not touched.
+//   A `view` of an annotated buffer reads the bytes in its own shape: it is
+//   not remapped through the buffer's layout.
 // Guarantees: no `annotate_layout` of a shared or global buffer remains; every
 //   element keeps its own address (the layouts are injective), so the
 //   program's meaning is unchanged and barriers placed before stay valid.

@@ -58,6 +58,10 @@ public:
         OK &= checkHopperOnly(Op, "T.mbarrier_expect_tx", Ctx);
       if (const char *What = ptxOnlyFeature(Op))
         OK &= checkNotAMD(Op, What, Ctx);
+      if (Op.getBoolAttr("wgmma_async").value_or(false))
+        OK &= checkWgmma(Op, "T.wgmma_gemm", Ctx);
+      if (Op.is(OpKind::WgmmaWait))
+        OK &= checkWgmma(Op, "T.wait_wgmma", Ctx);
     });
     return OK;
   }
@@ -102,6 +106,20 @@ private:
       return true;
     Ctx.Diags.report(Op.getLoc(), diag::err_feature_unsupported)
         << What.str() + " on " + Ctx.Tgt.Name;
+    return false;
+  }
+
+  /// T.wgmma_gemm has no mma.sync fallback (TileLang's rule): it needs
+  /// wgmma, which --no-wgmma turns off on sm_90.
+  bool checkWgmma(Operation &Op, llvm::StringRef What, PassContext &Ctx) {
+    if (!checkHopperOnly(Op, What, Ctx))
+      return false;
+    if (Ctx.Tgt.Wgmma)
+      return true;
+    Ctx.Diags.report(Op.getLoc(), diag::err_lowering_unsupported)
+        << What.str()
+        << "it needs wgmma, which --no-wgmma turns off, and has no mma.sync "
+           "fallback";
     return false;
   }
 

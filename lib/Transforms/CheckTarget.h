@@ -10,7 +10,8 @@
 //   memory system cannot handle (fp8 before sm_89 and on AMD, 4-bit
 //   types in gemm) and instructions the target lacks
 //   (`mbarrier_expect_tx` before sm_90; mbarriers and named barriers on
-//   AMD, err_feature_unsupported).
+//   AMD, err_feature_unsupported; a T.wgmma_gemm, `gemm {wgmma_async}`, and
+//   a user's `wgmma_wait {user}` before sm_90 or with wgmma turned off).
 // Guarantees: reports err_shared_memory_limit with a note per shared buffer
 //   live at the peak,
 //   err_dtype_unsupported_on_target at the op that needs the dtype,

@@ -23,7 +23,8 @@ bool isPure(const Operation &Op) {
 /// Pure and also free to delete when unused (loads and allocations read or
 /// reserve memory but change nothing).
 bool isRemovableWhenUnused(const Operation &Op) {
-  return isPure(Op) || Op.is(OpKind::Load) || Op.is(OpKind::Alloc);
+  return isPure(Op) || Op.is(OpKind::Load) || Op.is(OpKind::Alloc) ||
+         Op.is(OpKind::View);
 }
 
 bool foldsFloat(DType T) { return T == DType::Float32 || T == DType::Float64; }

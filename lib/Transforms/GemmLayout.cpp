@@ -329,6 +329,14 @@ private:
   /// their columns over the banks. Everything else is read with ldmatrix
   /// along 16-byte rows: the 128/64/32-byte XOR swizzles.
   void requireSwizzle(Value *Buf, bool KInner, int64_t Bits) {
+    // A region's layout is its buffer's (resolve-subviews): swizzle a 2-D
+    // buffer whole, leave a staged one as it is.
+    if (Operation *Def = Buf->getDefiningOp();
+        Def && Def->is(OpKind::Subview)) {
+      Buf = Def->getOperand(0);
+      if (Buf->getType().rank() != 2)
+        return;
+    }
     if (isFragment(Buf)) {
       // A register operand filled from shared memory (the rs/sr/rr
       // placements) reads that tile along the same k rows: same layout.

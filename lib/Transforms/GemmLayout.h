@@ -10,7 +10,8 @@
 //   shared operand the user did not annotate with a bank-conflict-free
 //   layout (`make_swizzled_layout`, or `make_padded_layout` for 8-bit
 //   operands with k outer), also each shared tile copied into a fragment
-//   operand. The tensor-core gemms of a kernel share one
+//   operand; for a region operand (`subview`) its buffer when 2-D (a
+//   staged buffer keeps its plain layout). The tensor-core gemms of a kernel share one
 //   row split over the warps when one fits them all (row statistics then
 //   sit on the same threads for every accumulator).
 //   CUDA cores (everything else) choose how the C tile is split over the

@@ -773,16 +773,37 @@ private:
   /// together, so conflicts among them get named barriers of the role.
   void visitRole(Operation &Role, AccessSet &Pending) {
     AccessSet Inner = nestedAccesses(Role);
+    // The two halves of one `if tx < K: ... else: ...` (Sema marks the
+    // else half `split_else`) run at once on disjoint threads, as in the
+    // source: what either conflicts with is settled before the first, and
+    // nothing between them (a block barrier there would wait for threads
+    // that may wait on the other half's mbarriers).
+    Operation *Else = splitElseOf(Role);
+    if (Else)
+      addAll(Inner, nestedAccesses(*Else));
     // What conflicts with the accesses before the block is settled by a
     // block barrier before it; what remains pending orders itself.
-    if (findConflict(Pending, Inner))
+    if (&Role != SettledElse && findConflict(Pending, Inner))
       barrierBefore(Role, Pending);
+    SettledElse = Else;
     Operation *Outer = CurRole;
     CurRole = &Role;
     AccessSet RolePending;
     visitBlock(Role.getBody(0), RolePending);
     CurRole = Outer;
     addNested(Pending, Inner);
+  }
+
+  /// The else half of the thread split whose then half is \p Role: the
+  /// next role block, past the scalar ops computing its condition.
+  static Operation *splitElseOf(Operation &Role) {
+    for (Operation *N = Role.getNextNode(); N; N = N->getNextNode()) {
+      if (N->is(OpKind::If))
+        return N->getBoolAttr("split_else").value_or(false) ? N : nullptr;
+      if (N->getNumRegions() != 0 || !N->getNumResults())
+        return nullptr;
+    }
+    return nullptr;
   }
 
   bool isUniformIf(Operation &Op) const {
@@ -896,6 +917,8 @@ private:
   AccessSet InFlight;
   /// The role block being visited, whose barriers are named ones.
   Operation *CurRole = nullptr;
+  /// The else half of a thread split whose conflicts its then half settled.
+  Operation *SettledElse = nullptr;
   static constexpr int64_t MaxBarrierId = 15;
   std::set<int64_t> UsedIds;
   std::map<std::pair<int64_t, int64_t>, int64_t> RoleIds;

@@ -55,7 +55,10 @@
 //       block barrier.
 //     * A `__syncthreads` is still placed before a role block whose
 //       accesses conflict with pending ones that no mbarrier orders (it
-//       sits where every thread reaches it, never inside the role).
+//       sits where every thread reaches it, never inside the role). The
+//       two halves of one thread split (`if tx < K: ... else: ...`, the
+//       else half marked `split_else`) count as one such block: nothing
+//       goes between them, which run at once on disjoint threads.
 // Guarantees: every cross-thread RAW/WAR/WAW pair of shared accesses in a
 //   kernel is separated by a barrier that all threads of the block reach,
 //   except the conflicts reported as warnings and those the user's

@@ -328,7 +328,7 @@ private:
 
   bool collect() {
     Kernel.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Alloc) &&
+      if ((Op.is(OpKind::Alloc) || Op.is(OpKind::View)) &&
           Op.getResult()->getType().getScope() == Scope::Fragment) {
         FragOrder.push_back(Op.getResult());
         Frags[Op.getResult()] = {};
@@ -669,11 +669,33 @@ private:
     if (!S.Layout) {
       S.Layout = F;
       S.Source = Source;
+      assignAliases(Buf, F, Source);
       return true;
     }
     if (!sameFragment(*S.Layout, F))
       return conflict(Buf, *Source, S.Source);
     return false;
+  }
+
+  /// A view and its source hold the same registers: each element keeps its
+  /// thread and register under the other shape (the row-major reshape of
+  /// the layout's index space).
+  void assignAliases(Value *Buf, const Fragment &F, Operation *Source) {
+    std::vector<Value *> Aliases;
+    Operation *Def = Buf->getDefiningOp();
+    if (Def && Def->is(OpKind::View))
+      Aliases.push_back(Def->getOperand(0));
+    Value *Root = Aliases.empty() ? Buf : Aliases.front();
+    for (const Use &U : Root->getUses())
+      if (U.User->is(OpKind::View) && U.User->getResult() != Buf)
+        Aliases.push_back(U.User->getResult());
+    for (Value *Alias : Aliases) {
+      if (!isFragment(Alias))
+        continue;
+      auto Reshaped = F.reshape(staticShape(Alias));
+      assert(Reshaped && "the verifier keeps a view's element count");
+      assign(Alias, *Reshaped, Source);
+    }
   }
 
   bool conflict(Value *Buf, const Operation &Use, const Operation *Prev) {

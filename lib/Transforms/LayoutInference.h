@@ -36,6 +36,9 @@
 //   `S % n == 0` to the func's `assumes`, checked by the launcher), the
 //   last extent is a multiple of V, and the loop layout gives each thread
 //   runs of V consecutive iterations.
+//   A fragment `view` (T.reshape) and its source hold the same registers:
+//   when either gets a layout, the other gets its row-major reshape (and
+//   a different layout for either is a conflict).
 // Guarantees: every fragment alloc has `layout = "Fragment(...)"`; every
 //   parallel loop has `loop_layout = "Fragment(...)"` and `vector_size =
 //   V`; a fragment indexed in a loop is held, for every iteration, by the

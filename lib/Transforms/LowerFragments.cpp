@@ -44,8 +44,11 @@ public:
     for (Operation *User : Users)
       // Last group first: rewriting a group shifts only the later ones.
       for (unsigned G = User->getNumGroups(); G-- > 0;)
-        if (!User->is(OpKind::Gemm) && User->getGroup(G).front() == Buf)
+        if (!User->is(OpKind::Gemm) && !User->is(OpKind::View) &&
+            User->getGroup(G).front() == Buf)
           remapThroughLayout(*User, G, *L);
+    if (Alloc.is(OpKind::View))
+      return replaceView();
     Buf->setType(Type::buffer(Scope::Local, {Dim(L->getRegisterCount())},
                               Buf->getType().getDType()));
     Alloc.removeAttr("layout");
@@ -57,12 +60,21 @@ private:
   Value *Buf;
   DiagnosticEngine &Diags;
 
+  /// A view's layout gives each element its source's thread and register
+  /// (layout-inference), so its remapped accesses read the source's
+  /// registers.
+  bool replaceView() {
+    Buf->replaceAllUsesWith(Alloc.getOperand(0));
+    Alloc.erase();
+    return true;
+  }
+
   /// Element accesses are remapped; a tensor-core gemm takes the whole
   /// register array (lower-mma and lower-wgmma read the layout back from
-  /// their plans).
+  /// their plans); views are lowered on their own.
   bool allUsesMappable() {
     return llvm::all_of(Buf->getUses(), [](const Use &U) {
-      return isElementAccess(*U.User) ||
+      return isElementAccess(*U.User) || U.User->is(OpKind::View) ||
              (U.User->is(OpKind::Gemm) &&
               (U.User->getAttr("mma_warps") || U.User->getAttr("wgmma")));
     });
@@ -80,7 +92,7 @@ public:
     bool Ok = lowerEach(
         Module,
         [](Operation &Op) {
-          return Op.is(OpKind::Alloc) &&
+          return (Op.is(OpKind::Alloc) || Op.is(OpKind::View)) &&
                  Op.getResult()->getType().getScope() == Scope::Fragment;
         },
         [&](Operation &Alloc) {

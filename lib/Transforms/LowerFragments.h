@@ -21,6 +21,9 @@
 //   thread (512 KiB) is err_thread_memory_total, more than its registers
 //   (255 32-bit words) warn_register_spill, both at the largest array with
 //   a note per array.
+//   A fragment `view` (T.reshape) is laid out so that each element has its
+//   source's thread and register: its accesses are remapped through its
+//   own layout onto the source's register array, and the view disappears.
 // Guarantees: a kernel with only element accesses of fragments has no
 //   fragment buffer afterwards; the register arrays are indexed by the
 //   per-thread slot, V-aligned where lower-parallel emitted a vcopy.

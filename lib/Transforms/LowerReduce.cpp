@@ -228,12 +228,13 @@ public:
                   " cannot accumulate");
     if (Src == Dst)
       return fail("the source and the destination are the same buffer");
-    // Its exchanges synchronize the whole block (__syncthreads); in a role
-    // of one warp, shuffles among the warp's lanes are all it may use.
+    // Its exchanges across warps synchronize the whole block
+    // (__syncthreads); in a role of whole warps, shuffles among each warp's
+    // lanes are all it may use.
     InRole = enclosingRole(Op) != nullptr;
     ThreadRange Range = threadRangeOf(Op);
-    if (InRole && (Range.Count > WarpSize || Range.Offset % WarpSize))
-      return fail("it is inside a T.ws role block of more than one warp");
+    if (InRole && (Range.Count % WarpSize || Range.Offset % WarpSize))
+      return fail("it is inside a T.ws role block that is not whole warps");
     if (InRole && !(isFragment(Src) && isFragment(Dst)))
       return fail("inside a role only a fragment-to-fragment reduction is "
                   "supported");
@@ -259,7 +260,7 @@ private:
   unsigned Axis;
   bool Clear;
   Value *Src, *Dst;
-  /// Inside a role of one warp (see run()).
+  /// Inside a role of whole warps (see run()).
   bool InRole = false;
   DType DT;
   Builder B;

@@ -35,9 +35,13 @@
 //     fragment in the layout derived from src, then one thread per row
 //     (replica 0 of the row's first src element) stores it. A fragment src
 //     with a local dst is reported.
+//   Inside a role (a thread-range `if`: T.ws, `if tx < K`) only the
+//   fragment scheme without shared exchange runs (no block barrier there):
+//   the role must be whole warps and each row's threads one warp's lanes.
 // Guarantees: no `reduce` op remains on success; every replica of a dst
-//   element holds the full reduction. A layout pair outside the scheme
-//   gives err_reduce_layout.
+//   element holds the full reduction. A layout pair outside the scheme,
+//   or a role reduction that would need the block, gives
+//   err_reduce_layout.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TRANSFORMS_LOWERREDUCE_H

@@ -13,6 +13,7 @@
 #include "CheckTarget.h"
 #include "ExpandTileOps.h"
 #include "FoldConstants.h"
+#include "FuseParallel.h"
 #include "GemmLayout.h"
 #include "Hopper/InsertProxyFences.h"
 #include "Hopper/LowerWgmma.h"
@@ -31,6 +32,7 @@
 #include "PlanSharedMemory.h"
 #include "Rasterize.h"
 #include "ResolveStaticIf.h"
+#include "ResolveSubviews.h"
 #include "VectorizeLoops.h"
 #include "tilec/Transforms/PassManager.h"
 
@@ -39,6 +41,7 @@ using namespace tilec;
 void tilec::registerAllPasses() {
   registerPass("fold-constants", createFoldConstantsPass);
   registerPass("resolve-static-if", createResolveStaticIfPass);
+  registerPass("fuse-parallel", createFuseParallelPass);
   registerPass("copy-extent", createInferCopyExtentsPass);
   registerPass("check-target", createCheckTargetPass);
   registerPass("expand-tile-ops", createExpandTileOpsPass);
@@ -51,6 +54,7 @@ void tilec::registerAllPasses() {
   registerPass("lower-fragments", createLowerFragmentsPass);
   registerPass("lower-mma", createLowerMmaPass);
   registerPass("lower-mfma", createLowerMfmaPass);
+  registerPass("resolve-subviews", createResolveSubviewsPass);
   registerPass("rasterize", createRasterizePass);
   registerPass("lower-pipelined", createLowerPipelinedPass);
   registerPass("plan-shared-memory", createPlanSharedMemoryPass);
@@ -77,6 +81,9 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // and control flow they decide disappears.
   PM.addPass(createFoldConstantsPass());
   PM.addPass(createResolveStaticIfPass());
+  // Nested T.Parallel loops (what is left of them once static ifs are
+  // gone) become one loop nest, as TileLang treats them.
+  PM.addPass(createFuseParallelPass());
   // Tile-operator regions and the checks that need the target.
   PM.addPass(createInferCopyExtentsPass());
   PM.addPass(createCheckTargetPass());
@@ -116,6 +123,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // shared operands, accumulators in the same register arrays.
   if (Hopper)
     PM.addPass(createLowerWgmmaPass());
+  // T.gemm operands written as regions of shared buffers were buffers of
+  // their own for the gemm lowerings; from here on their accesses address
+  // the shared buffer itself.
+  PM.addPass(createResolveSubviewsPass());
   // User-written vectorized/unrolled loops of element moves become 16-byte
   // vcopies where contiguity and alignment allow.
   PM.addPass(createVectorizeLoopsPass());

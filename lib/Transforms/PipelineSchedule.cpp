@@ -191,10 +191,16 @@ private:
     return P;
   }
 
+  /// A view (T.reshape / T.view) aliases the buffer's one copy.
+  static bool hasView(const Value *Buf) {
+    return llvm::any_of(Buf->getUses(),
+                        [](const Use &U) { return U.User->is(OpKind::View); });
+  }
+
   bool canMultiBuffer(Operation &Top, Value *Dst) {
     Operation *Alloc = Dst->getDefiningOp();
     if (!Alloc || !Alloc->is(OpKind::Alloc) || !definedOutside(Dst) ||
-        !Dst->getType().getStaticShape())
+        !Dst->getType().getStaticShape() || hasView(Dst))
       return false;
     bool Before = true;
     for (Operation &Other : Body) {

@@ -62,12 +62,13 @@ public:
     if (Alloc.getBoolAttr("mbarrier").value_or(false))
       return {&Alloc, Lin.begin(&Alloc), Lin.end(&Kernel), Bytes, true};
     const Operation *Scope = scratchScope(Alloc);
-    for (const Use &U : Buf->getUses()) {
+    for (const Use &U : usesThroughViews(Buf)) {
       // A layout annotation names the buffer without touching it.
       if (U.User->is(OpKind::AnnotateLayout))
         continue;
       auto [Begin, End] = accessSpan(*U.User, Alloc, Scope);
-      if (U.User->is(OpKind::CpAsync) && U.User->getGroup(0)[0] == Buf)
+      if (U.User->is(OpKind::CpAsync) &&
+          U.User->getGroup(0)[0] == U.User->getOperand(U.Index))
         End = std::max(End, completion(*U.User));
       if (!R.Accessed)
         R.Begin = Begin, R.End = End;
@@ -79,6 +80,21 @@ public:
   }
 
 private:
+  /// The uses of \p Buf and of its views (T.reshape / T.view), which
+  /// access its bytes.
+  static std::vector<Use> usesThroughViews(Value *Buf) {
+    std::vector<Use> Uses;
+    for (const Use &U : Buf->getUses()) {
+      if (!U.User->is(OpKind::View)) {
+        Uses.push_back(U);
+        continue;
+      }
+      for (const Use &V : U.User->getResult()->getUses())
+        Uses.push_back(V);
+    }
+    return Uses;
+  }
+
   static bool isLoop(const Operation &Op) {
     return Op.is(OpKind::For) || Op.is(OpKind::While) ||
            Op.is(OpKind::Parallel);
@@ -281,6 +297,12 @@ bool planKernel(Operation &Kernel, PassContext &Ctx) {
   for (const Slot &S : Slots) {
     S.Range.Alloc->setAttr("shared_offset", Attribute::integer(S.Offset));
     S.Range.Alloc->setAttr("shared_bytes", Attribute::integer(S.Range.Bytes));
+    // A view is its source's bytes.
+    for (const Use &U : S.Range.Alloc->getResult()->getUses())
+      if (U.User->is(OpKind::View)) {
+        U.User->setAttr("shared_offset", Attribute::integer(S.Offset));
+        U.User->setAttr("shared_bytes", Attribute::integer(S.Range.Bytes));
+      }
   }
   std::vector<const Slot *> All;
   for (const Slot &S : Slots)
@@ -351,7 +373,7 @@ bool tilec::checkPeakSharedMemory(const Operation &Kernel,
 std::optional<std::pair<int64_t, int64_t>>
 tilec::plannedSharedRange(const Value *Buf) {
   const Operation *Alloc = Buf->getDefiningOp();
-  if (!Alloc || !Alloc->is(OpKind::Alloc))
+  if (!Alloc || !(Alloc->is(OpKind::Alloc) || Alloc->is(OpKind::View)))
     return std::nullopt;
   auto Offset = Alloc->getIntAttr("shared_offset");
   auto Bytes = Alloc->getIntAttr("shared_bytes");

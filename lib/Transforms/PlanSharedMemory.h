@@ -24,6 +24,9 @@
 //   memory is the largest O + B, rounded up to 16.
 //   An mbarrier array (`alloc {mbarrier = true}`) is live from its alloc to
 //   the end of the kernel.
+//   A `view` of a shared buffer (T.view / T.reshape) is its bytes: its
+//   uses keep the buffer live, and it gets the buffer's `shared_offset`
+//   and `shared_bytes`.
 // Guarantees: two buffers whose byte ranges overlap are never live at once;
 //   insert-barriers treats such buffers as the same memory, so a barrier
 //   separates the last access of one from the first access of the other.

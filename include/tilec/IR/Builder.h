@@ -138,6 +138,13 @@ public:
   //===--- Buffers --------------------------------------------------------===//
   /// %b = alloc : T  (T is a buffer type; the scope says where)
   Value *createAlloc(const Type &BufferType, llvm::StringRef NameHint = "");
+  /// `view %Source`: \p Source's storage as a buffer of \p ViewType.
+  Value *createView(Value *Source, const Type &ViewType,
+                    llvm::StringRef NameHint = "");
+  /// `subview %Source[Starts...]`: the region of \p Source starting at
+  /// \p Starts with the extents of \p RegionType on its last two dims.
+  Value *createSubview(Value *Source, llvm::ArrayRef<Value *> Starts,
+                       const Type &RegionType, llvm::StringRef NameHint = "");
   /// %v = load %buf[%i, ...] : element type
   Value *createLoad(Value *Buffer, llvm::ArrayRef<Value *> Indices);
   /// store %v, %buf[%i, ...]

@@ -42,8 +42,10 @@ public:
       });
     });
     B.create(OpKind::WgmmaCommit, {}, {}, {});
-    B.create(OpKind::WgmmaWait, Regs, groupsOfOne(Regs), {},
-             {{"pending", Attribute::integer(0)}});
+    // T.wgmma_gemm leaves its group in flight for the user's T.wait_wgmma.
+    if (!Gemm.getBoolAttr("wgmma_async").value_or(false))
+      B.create(OpKind::WgmmaWait, Regs, groupsOfOne(Regs), {},
+               {{"pending", Attribute::integer(0)}});
     Gemm.erase();
     return true;
   }
@@ -138,6 +140,7 @@ public:
     auto Planned = [](Operation &Op) {
       return Op.is(OpKind::Gemm) && Op.getAttr("wgmma");
     };
+    addAsyncRegisters(Module);
     return lowerEach(Module, Planned, [&](Operation &Gemm) {
       auto Plan = readWgmmaPlan(Gemm);
       if (Plan && !registerArrays(Gemm, *Plan)) {
@@ -153,6 +156,32 @@ public:
           << "this T.gemm"
           << "its 'wgmma' plan does not fit its operands";
       return false;
+    });
+  }
+
+private:
+  /// A user's T.wait_wgmma (`wgmma_wait {user}`) waits for the kernel's
+  /// T.wgmma_gemms: it takes their register arrays, so that the emitter
+  /// keeps their accesses after it.
+  static void addAsyncRegisters(Operation &Module) {
+    Module.walk([](Operation &Kernel) {
+      if (!Kernel.is(OpKind::Kernel))
+        return;
+      std::vector<Value *> Regs;
+      std::vector<Operation *> Waits;
+      Kernel.walk([&](Operation &Op) {
+        if (Op.is(OpKind::WgmmaWait) && Op.getBoolAttr("user").value_or(false))
+          Waits.push_back(&Op);
+        if (!Op.getBoolAttr("wgmma_async").value_or(false))
+          return;
+        for (unsigned K : {2u, 0u}) {
+          Value *V = Op.getOperand(K);
+          if (isRegisterArray(V) && !llvm::is_contained(Regs, V))
+            Regs.push_back(V);
+        }
+      });
+      for (Operation *Wait : Waits)
+        Wait->setOperands(Regs, std::vector<unsigned>(Regs.size(), 1));
     });
   }
 };

@@ -28,6 +28,10 @@
 //   anything reads them (or overwrites a shared operand) completes every
 //   wgmma of this gemm. The fence orders earlier register writes (a
 //   cleared accumulator, an A fragment) before the asynchronous reads.
+//   A T.wgmma_gemm (`wgmma_async`) ends at its commit: its group stays in
+//   flight until the user's T.wait_wgmma (`wgmma_wait {user}`), which
+//   gets the register arrays of the kernel's T.wgmma_gemms as operands
+//   (the emitter keeps their accesses after it).
 // Guarantees: no gemm with `wgmma` remains. No barrier or proxy fence is
 //   emitted: insert-barriers treats wgmma as a read of its whole shared
 //   operands by every thread, insert-proxy-fences adds the fences.

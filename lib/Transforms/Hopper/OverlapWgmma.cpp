@@ -91,7 +91,9 @@ private:
       else if (Op.is(OpKind::WgmmaWait) && Fence)
         Wait = &Op;
     }
-    return Fence && Wait && Wait->getIntAttr("pending") == 0;
+    // A user's T.wait_wgmma stays as written.
+    return Fence && Wait && Wait->getIntAttr("pending") == 0 &&
+           !Wait->getBoolAttr("user").value_or(false);
   }
 
   void collectGroup() {

@@ -13,7 +13,8 @@
 //   (it - 1) % S, their commit, then the consumers reading stage it % S).
 // Does: for each `for` whose body has that shape and holds, at its top
 //   level, exactly one wgmma group (`wgmma_fence` ... `wgmma_commit`
-//   `wgmma_wait {pending = 0}`, the only fence/wait of the body), when
+//   `wgmma_wait {pending = 0}`, the only fence/wait of the body, not a
+//   user's T.wait_wgmma, `{user}`, which stays as written), when
 //   - the group's register arrays (accumulators, A operand) are used by
 //     nothing else in the loop (the group accumulates across iterations,
 //     nothing reads it before the loop ends), and

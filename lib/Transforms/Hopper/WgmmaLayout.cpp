@@ -5,6 +5,7 @@
 #include "IndexExprToIR.h"
 #include "WgmmaGemm.h"
 #include "tilec/IR/Builder.h"
+#include "tilec/IR/ConstantMatch.h"
 #include "tilec/Support/Diagnostics.h"
 
 using namespace tilec;
@@ -22,6 +23,52 @@ Operation *userAnnotation(const Value *Buf) {
     if (U.User->is(OpKind::AnnotateLayout))
       return U.User;
   return nullptr;
+}
+
+/// The element offset of \p Idx under \p L (its output flattened).
+std::optional<int64_t> flatOffset(const layout::Layout &L,
+                                  llvm::ArrayRef<int64_t> Idx) {
+  auto Out = L.forward(Idx);
+  if (!Out)
+    return std::nullopt;
+  int64_t Flat = 0;
+  for (size_t D = 0; D != Out->size(); ++D)
+    Flat = Flat * L.getOutputShape()[D] + (*Out)[D];
+  return Flat;
+}
+
+/// Whether the region `subview` \p Sub, laid out as \p Tile wants, is
+/// its buffer \p Parent under the same constructor: each element at the
+/// region's start plus its own offset in \p Tile, the start (of every
+/// stage) on the swizzle atom. The start must be constant on the last two
+/// dims; any leading ones (stages) may vary.
+bool regionFits(const Operation &Sub, const WgmmaSharedLayout &Tile,
+                const layout::Layout &Parent) {
+  size_t N = Sub.getNumOperands() - 1;
+  auto R0 = matchConstantInt(Sub.getOperand(N - 1));
+  auto C0 = matchConstantInt(Sub.getOperand(N));
+  if (!R0 || !C0)
+    return false;
+  layout::Indices Base(N, 0), Next(N, 0);
+  Base[N - 2] = *R0;
+  Base[N - 1] = *C0;
+  if (N > 2)
+    Next[N - 3] = 1;
+  int64_t AtomElems = Tile.alignment() * 8 / Tile.ElemBits;
+  auto Start = flatOffset(Parent, Base), Stage = flatOffset(Parent, Next);
+  if (!Start || !Stage || *Start % AtomElems || *Stage % AtomElems)
+    return false;
+  layout::Layout Own = Tile.layout();
+  for (int64_t R = 0; R != Tile.Rows; ++R)
+    for (int64_t C = 0; C != Tile.Cols; ++C) {
+      layout::Indices At = Base;
+      At[N - 2] += R;
+      At[N - 1] += C;
+      auto P = flatOffset(Parent, At), T = flatOffset(Own, {R, C});
+      if (!P || !T || *P - *Start != *T)
+        return false;
+    }
+  return true;
 }
 
 class KernelWgmmaLayout {
@@ -76,6 +123,8 @@ private:
   struct SharedUse {
     Planned *G;
     bool OperandA;
+    /// The `subview` the gemm reads, when its operand is a region of Buf.
+    const Operation *Sub;
   };
   struct SharedUses {
     Value *Buf;
@@ -86,6 +135,13 @@ private:
   void fallBack(const Operation &Gemm, const std::string &Why) {
     Diags.report(Gemm.getLoc(), diag::remark_gemm_not_wgmma)
         << Why + "; this kernel's T.gemms use the sm_80 lowering";
+    // T.wgmma_gemm has no mma.sync fallback.
+    Kernel.walk([&](Operation &Op) {
+      if (Op.getBoolAttr("wgmma_async").value_or(false))
+        Diags.report(Op.getLoc(), diag::err_lowering_unsupported)
+            << "T.wgmma_gemm"
+            << "this kernel's T.gemms cannot use wgmma (" + Why + ")";
+    });
   }
 
   /// One warpgroup split for all gemms when one fits them all: row
@@ -142,11 +198,32 @@ private:
     return true;
   }
 
+  /// A region (`subview`) is a use of its buffer, which gets the layout.
   void useShared(Value *Buf, Planned &G, bool OperandA) {
+    const Operation *Sub = Buf->getDefiningOp();
+    if (Sub && Sub->is(OpKind::Subview))
+      Buf = Sub->getOperand(0);
+    else
+      Sub = nullptr;
     for (SharedUses &S : Shared)
       if (S.Buf == Buf)
-        return S.Uses.push_back({&G, OperandA});
-    Shared.push_back({Buf, {{&G, OperandA}}});
+        return S.Uses.push_back({&G, OperandA, Sub});
+    Shared.push_back({Buf, {{&G, OperandA, Sub}}});
+  }
+
+  /// Whether \p Swizzle serves \p U's instructions and, for a region, its
+  /// buffer under that layout holds the region as the gemm reads it.
+  bool fits(const SharedUse &U, Value *Buf, int64_t Swizzle) {
+    if (!U.G->Plan.swizzleFits(U.OperandA, Swizzle))
+      return false;
+    if (!U.Sub)
+      return true;
+    WgmmaSharedLayout L =
+        U.OperandA ? U.G->Plan.sharedA() : U.G->Plan.sharedB();
+    L.SwizzleBytes = Swizzle;
+    std::string Why;
+    auto Whole = annotatedSharedLayout(Buf, L.annotation(name(Buf)), Why);
+    return Whole && regionFits(*U.Sub, L, *Whole);
   }
 
   /// One swizzle per shared buffer (its layout does not depend on the
@@ -156,7 +233,7 @@ private:
     for (SharedUses &S : Shared) {
       auto Fits = [&](int64_t Swizzle) {
         return llvm::all_of(S.Uses, [&](const SharedUse &U) {
-          return U.G->Plan.swizzleFits(U.OperandA, Swizzle);
+          return fits(U, S.Buf, Swizzle);
         });
       };
       std::optional<int64_t> Chosen;
@@ -170,7 +247,7 @@ private:
                  Annot ? "the layout annotated on shared buffer '" +
                              name(S.Buf) + "' is not one wgmma can read"
                        : "no wgmma layout of shared buffer '" + name(S.Buf) +
-                             "' serves all its T.gemms");
+                             "' serves all its T.gemms (and regions)");
         return false;
       }
       for (SharedUse &U : S.Uses)

@@ -14,14 +14,20 @@
 //   - records the plan (`wgmma`, `wgmma_swizzle`, `mma_shape`);
 //   - pins C and a fragment A to the wgmma fragments with
 //     `annotate_layout %F {layout = "Fragment(...)"}` after their allocs;
-//   - annotates each shared operand with its canonical wgmma layout,
+//   - annotates each shared operand (for a region of a shared buffer,
+//     a `subview`, the buffer itself) with its canonical wgmma layout,
 //     `make_wgmma_layout(X, k_major=K, swizzle=S)` (apply-shared-layouts
 //     applies it to every access; plan-shared-memory aligns the buffer to
 //     its swizzle atom). A user's annotation of an operand is kept in
 //     substance when it is one of the canonical layouts the instruction
 //     can read (the annotation is rewritten to that form).
+//   A region is read in place when, under the layout its buffer gets, it
+//   is the canonical tile the gemm reads (elementwise, by enumeration) and
+//   it starts on a swizzle atom (every stage too); its start is constant
+//   on the last two dims.
 //   Otherwise (a gemm without a plan, an operand two gemms need in
-//   layouts no one swizzle serves, a user layout wgmma cannot read, a fragment
+//   layouts no one swizzle serves, a region no swizzle of its buffer holds
+//   as the gemm reads it, a user layout wgmma cannot read, a fragment
 //   two gemms need in different layouts) the kernel's gemms are left alone for
 //   gemm-layout (mma.sync or CUDA cores) and a remark says why
 //   (`--remarks`).
