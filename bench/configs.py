@@ -99,6 +99,9 @@ _tile("fp16", 128, 256, 32, 4, 256)
 T128x128K64 = _tile("fp16", 128, 128, 64, 3, 128)
 T256x128K64 = _tile("fp16", 256, 128, 64, 3, 256)
 T128x256K64 = _tile("fp16", 128, 256, 64, 3, 256)
+# Four stages of 128x256x64 fit the H200's shared memory with TMA (the
+# mbarrier ring needs no extra buffers).
+T128x256K64S4 = _tile("fp16", 128, 256, 64, 4, 256)
 _tile("fp16", 64, 128, 32, 4, 128)
 # Three 4-warp blocks per SM (registers capped by __launch_bounds__), and
 # 8-warp 128x128 blocks (64x32 warp tiles).
@@ -157,6 +160,9 @@ CONFIGS: Dict[str, List[Build]] = {
         *[B(f"{n} {m}x{nn}x{k} f16", M=m, N=nn, K=k, tags=["paper"],
             tiles=PAPER_GEMM_TILES[n], goal=GEMM_GOAL) for n, m, nn, k in PAPER_GEMM],
         B("4096^3 bf16", M=4096, N=4096, K=4096, dtype="bfloat16"),
+        *[B(f"{n} {m}x{nn}x{k} bf16", M=m, N=nn, K=k, dtype="bfloat16",
+            tags=["paper"], tiles=PAPER_GEMM_TILES[n])
+          for n, m, nn, k in PAPER_GEMM],
         B("1024^3 tf32", dtype="float32", tags=["check"]),
         B("1024^3 f16 s1", num_stages=1, tags=["check"]),
         B("1024^3 f16 128x256x32 s4 t256", block_N=256, num_stages=4, threads=256,

@@ -24,6 +24,9 @@
  *                        T.barrier_arrive, T.barrier_wait); sm_80+, expect_tx
  *                        sm_90+.
  *   namedBarrierSync     bar.sync id, count (T.sync_threads(id, count)).
+ *   tmaLoad, tmaEncodeTiled
+ *                        TMA box loads (sm_90) and the host-side encoding of
+ *                        their tensor maps.
  *   wgmmaDescriptor, wgmmaFence, wgmmaCommit, wgmmaWait,
  *   wgmmaFenceOperands, fenceProxyAsync
  *                        Hopper warpgroup MMA (sm_90a; the wgmma itself is
@@ -79,6 +82,7 @@ static inline const char *tilecGetErrorString(int Status) {
 #endif
 
 #if defined(__CUDACC__) && defined(__cplusplus)
+#include <cuda.h>
 #include <math.h>
 #include <string.h>
 
@@ -458,6 +462,95 @@ __device__ inline void mbarrierExpectTx(void *Bar, unsigned Bytes) {
   (void)Bytes;
   __trap();
 #endif
+}
+
+//===--- Tensor memory access (TMA, sm_90) --------------------------------===//
+// The launcher encodes one CUtensorMap per (tensor, box, swizzle) a kernel
+// loads with TMA (tmaEncodeTiled) and passes it by value as a
+// `const __grid_constant__ CUtensorMap` parameter; one thread issues each
+// box with tmaLoad, which completes on an mbarrier (its expected
+// transaction bytes set with mbarrierExpectTx). Out-of-bounds elements of
+// a box are filled with zeros.
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TILEC_TMA_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define TILEC_TMA_ASM(...) __trap()
+#endif
+
+/// One box of the tensor Map at coordinates (C0 innermost, C1, ...) into
+/// shared memory at Dst (128-byte aligned; the swizzle's atom when
+/// swizzled), completing Bar's transaction bytes.
+__device__ inline void tmaLoad(void *Dst, const CUtensorMap *Map, void *Bar,
+                               int C0, int C1) {
+  TILEC_TMA_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+                    smemAddress(Dst)),
+                "l"(Map), "r"(smemAddress(Bar)), "r"(C0), "r"(C1)
+                : "memory");
+}
+__device__ inline void tmaLoad(void *Dst, const CUtensorMap *Map, void *Bar,
+                               int C0, int C1, int C2) {
+  TILEC_TMA_ASM("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+                "complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+                    smemAddress(Dst)),
+                "l"(Map), "r"(smemAddress(Bar)), "r"(C0), "r"(C1), "r"(C2)
+                : "memory");
+}
+__device__ inline void tmaLoad(void *Dst, const CUtensorMap *Map, void *Bar,
+                               int C0, int C1, int C2, int C3) {
+  TILEC_TMA_ASM(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::"
+      "complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(
+          smemAddress(Dst)),
+      "l"(Map), "r"(smemAddress(Bar)), "r"(C0), "r"(C1), "r"(C2), "r"(C3)
+      : "memory");
+}
+__device__ inline void tmaLoad(void *Dst, const CUtensorMap *Map, void *Bar,
+                               int C0, int C1, int C2, int C3, int C4) {
+  TILEC_TMA_ASM(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::"
+      "complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n" ::"r"(
+          smemAddress(Dst)),
+      "l"(Map), "r"(smemAddress(Bar)), "r"(C0), "r"(C1), "r"(C2), "r"(C3),
+      "r"(C4)
+      : "memory");
+}
+
+/// Encodes a tiled tensor map of a row-major tensor at Base: Rank dims
+/// (Dims innermost first), byte strides of dims 1.. (Strides), a box of
+/// Box elements per dim, zero fill out of bounds. The driver function is
+/// reached through the runtime, so programs link only cudart. Returns
+/// false when the driver refuses the map.
+inline bool tmaEncodeTiled(CUtensorMap *Map, CUtensorMapDataType Type,
+                           unsigned Rank, const void *Base,
+                           const cuuint64_t *Dims, const cuuint64_t *Strides,
+                           const cuuint32_t *Box, CUtensorMapSwizzle Swizzle) {
+  typedef CUresult (*EncodeFn)(
+      CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+      const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+      const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+      CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static EncodeFn Encode = NULL;
+  if (!Encode) {
+    void *Fn = NULL;
+    cudaDriverEntryPointQueryResult Found;
+#if CUDART_VERSION >= 12050
+    cudaError_t Err = cudaGetDriverEntryPointByVersion(
+        "cuTensorMapEncodeTiled", &Fn, 12000, cudaEnableDefault, &Found);
+#else
+    cudaError_t Err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &Fn,
+                                              cudaEnableDefault, &Found);
+#endif
+    if (Err != cudaSuccess || Found != cudaDriverEntryPointSuccess || !Fn)
+      return false;
+    Encode = (EncodeFn)Fn;
+  }
+  const cuuint32_t ElementStrides[5] = {1, 1, 1, 1, 1};
+  return Encode(Map, Type, Rank, const_cast<void *>(Base), Dims, Strides, Box,
+                ElementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, Swizzle,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 /// bar.sync on named barrier Id (0-15) among Count threads (a multiple of

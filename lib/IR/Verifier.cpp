@@ -315,6 +315,8 @@ bool Verifier::checkOp(const Operation &Op) {
   case OpKind::MBarrierWait:
   case OpKind::MBarrierExpectTx:
     return checkMBarrierUse(Op);
+  case OpKind::TmaLoad:
+    return checkTmaLoad(Op);
   default:
     return true;
   }

@@ -95,6 +95,7 @@ private:
   bool checkWgmmaSync(const Operation &Op);
   bool checkMBarrierInit(const Operation &Op);
   bool checkMBarrierUse(const Operation &Op);
+  bool checkTmaLoad(const Operation &Op);
   bool checkMBarrierBuffer(const Operation &Op, const Value *Buf);
   bool checkAccessIn(const Operation &Op, unsigned G, Scope S,
                      const llvm::Twine &What);

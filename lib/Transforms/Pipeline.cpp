@@ -14,6 +14,7 @@
 #include "FoldConstants.h"
 #include "GemmLayout.h"
 #include "Hopper/InsertProxyFences.h"
+#include "Hopper/LowerTma.h"
 #include "Hopper/LowerWgmma.h"
 #include "Hopper/OverlapWgmma.h"
 #include "Hopper/WgmmaLayout.h"
@@ -58,6 +59,7 @@ void tilec::registerAllPasses() {
   registerPass("report-bank-conflicts", createReportBankConflictsPass);
   registerPass("wgmma-layout", createWgmmaLayoutPass);
   registerPass("lower-wgmma", createLowerWgmmaPass);
+  registerPass("lower-tma", createLowerTmaPass);
   registerPass("overlap-wgmma", createOverlapWgmmaPass);
   registerPass("insert-proxy-fences", createInsertProxyFencesPass);
 }
@@ -65,7 +67,7 @@ void tilec::registerAllPasses() {
 void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
                                  PipelineEnd End) {
   // sm_80 and sm_90 part ways here: with wgmma (sm_90, compiled for
-  // sm_90a; --no-wgmma turns it off) four Hopper passes join the
+  // sm_90a; --no-wgmma turns it off) five Hopper passes join the
   // pipeline, marked "Hopper:" below. Everything else is shared.
   const bool Hopper = Tgt.Wgmma;
   // Front-end cleanup: constants Sema could not see through fold in the IR,
@@ -89,6 +91,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // their fragments and shared operand layouts are pinned first.
   if (Hopper)
     PM.addPass(createWgmmaLayoutPass());
+  // Hopper: T.Pipelined tile copies into those layouts become TMA loads
+  // (lower-pipelined gives them an mbarrier ring).
+  if (Hopper && Tgt.Tma)
+    PM.addPass(createLowerTmaPass());
   // T.gemm on tensor cores (mma.sync) or CUDA cores: its operands' register
   // layouts are pinned before inference so that the other loops adapt.
   PM.addPass(createGemmLayoutPass());

@@ -27,6 +27,7 @@ struct DriverOptions {
   std::string TargetName = "sm_80";
   bool TensorCores = true;
   bool Wgmma = true;
+  bool Tma = true;
   bool Remarks = false;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;

@@ -253,6 +253,7 @@ int runDriver(const DriverOptions &Opts) {
   }
   Tgt->TensorCores = Opts.TensorCores;
   Tgt->Wgmma = Tgt->Wgmma && Opts.Wgmma && Opts.TensorCores;
+  Tgt->Tma = Tgt->Tma && Tgt->Wgmma && Opts.Tma;
   Diags.setShowRemarks(Opts.Remarks);
   if (Opts.NumSMs)
     Tgt->NumSMs = Opts.NumSMs;

@@ -36,6 +36,10 @@ struct Target {
   /// T.gemm may use wgmma (sm_90, compiled for sm_90a); off (--no-wgmma):
   /// the sm_80 lowering (mma.sync).
   bool Wgmma = false;
+  /// T.Pipelined copies of global tiles into shared memory may use TMA
+  /// (cp.async.bulk.tensor) and mbarrier pipelines (sm_90 with wgmma);
+  /// off (--no-tma): cp.async.
+  bool Tma = false;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};
