@@ -121,8 +121,11 @@ _tile("int8", 128, 256, 128, 3, 256)
 # SM) comes close on the K = 28672 shapes. 128x256/256x128 with block_K 32
 # trail by 10-20%. With wgmma (sm_90, 2026-11-25) 128x256x64 over two
 # warpgroups (two m64n256 tiles) leads on every shape
-# (bench/results/2026-11-25-h200-wgmma-gemm-tiles.txt).
-_PAPER_TILES = (T128x128S4, T128x128K64, T256x128K64, T128x256K64)
+# (bench/results/2026-11-25-h200-wgmma-gemm-tiles.txt); with TMA loads
+# (2026-11-26) 128x256x64 with three or four stages leads on every shape
+# (bench/results/2026-11-26-h200-tma-*.txt).
+_PAPER_TILES = (T128x128S4, T128x128K64, T256x128K64, T128x256K64,
+                T128x256K64S4)
 PAPER_GEMM_TILES = {n: _PAPER_TILES
                     for n in ("M0", "M1", "M2", "M3", "M4", "M5", "M6", "M7")}
 GEMM_GOAL = 0.55  # tilec fp16 GEMM / cuBLAS on the paper's shapes

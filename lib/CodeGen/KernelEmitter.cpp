@@ -483,13 +483,18 @@ void KernelEmitter::emitTmaLoad(const Operation &Op) {
   llvm::ArrayRef<Value *> Src = Op.getGroup(1).drop_front();
   std::vector<int64_t> DstOffsets = *Op.getIntArrayAttr("dst_offsets");
   std::vector<int64_t> SrcOffsets = *Op.getIntArrayAttr("src_offsets");
+  size_t RowDim = Op.getIntAttr("row_dim").value_or(Src.size() - 2);
   for (size_t N = 0; N != DstOffsets.size(); ++N) {
     std::vector<std::string> Coords;
     for (size_t D = Src.size(); D-- > 0;) {
       std::string C = E.get(Src[D]).Text;
-      int64_t Off =
-          D + 2 >= Src.size() ? SrcOffsets[2 * N + D + 2 - Src.size()] : 0;
-      Coords.push_back(Off ? fmt::format("({}) + {}", C, Off) : C);
+      int64_t Off = D == RowDim           ? SrcOffsets[2 * N]
+                    : D + 1 == Src.size() ? SrcOffsets[2 * N + 1]
+                                          : 0;
+      if (auto Known = matchConstantInt(Src[D]))
+        Coords.push_back(std::to_string(*Known + Off));
+      else
+        Coords.push_back(Off ? fmt::format("({}) + {}", C, Off) : C);
     }
     std::string Box =
         DstOffsets[N] ? fmt::format("({}) + {}", Dst, DstOffsets[N]) : Dst;

@@ -175,10 +175,13 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
     Mark(Op.getOperand(0), false, true, 16);
     Mark(Op.getGroup(1)[0], true, false, 16);
     std::vector<int64_t> Box = *Op.getIntArrayAttr("box");
-    TmaMap Map = {Op.getGroup(1)[0], Box[0], Box[1], *Op.getIntAttr("swizzle")};
+    const Value *Src = Op.getGroup(1)[0];
+    TmaMap Map = {Src, Box[0], Box[1], *Op.getIntAttr("swizzle"),
+                  Op.getIntAttr("row_dim").value_or(Src->getType().rank() - 2)};
     auto Same = [&](const TmaMap &M) {
       return M.Global == Map.Global && M.BoxRows == Map.BoxRows &&
-             M.BoxCols == Map.BoxCols && M.Swizzle == Map.Swizzle;
+             M.BoxCols == Map.BoxCols && M.Swizzle == Map.Swizzle &&
+             M.RowDim == Map.RowDim;
     };
     auto It = llvm::find_if(K.TmaMaps, Same);
     K.TmaMapOf[&Op] = It - K.TmaMaps.begin();

@@ -47,6 +47,8 @@ struct SharedSlot {
 struct TmaMap {
   const ir::Value *Global;
   int64_t BoxRows, BoxCols, Swizzle;
+  /// The dim the box's rows run along (the others but the last are 1).
+  int64_t RowDim;
 };
 
 struct KernelPlan {

@@ -338,10 +338,9 @@ std::vector<std::string> LauncherEmitter::emitTensorMaps(const KernelPlan &K) {
       if (D + 1 != T.rank())
         Strides.push_back(Stride);
       Stride = fmt::format("{} * (cuuint64_t){}", Stride, Size);
-      size_t FromEnd = T.rank() - 1 - D;
-      Box.push_back(std::to_string(FromEnd == 0   ? Map.BoxCols
-                                   : FromEnd == 1 ? Map.BoxRows
-                                                  : 1));
+      Box.push_back(std::to_string(D + 1 == T.rank()          ? Map.BoxCols
+                                   : int64_t(D) == Map.RowDim ? Map.BoxRows
+                                                              : 1));
     }
     Maps.push_back(Names.get("tmap_" + captureName(Plan, Map.Global)));
     std::string Swizzle =

@@ -355,6 +355,10 @@ bool Verifier::checkTmaLoad(const Operation &Op) {
   if (InnerBytes % 16 != 0 || (Swizzle && InnerBytes > Swizzle))
     return fail(Op, "the box's inner extent must be a multiple of 16 bytes "
                     "and at most the swizzle span");
+  int64_t SrcRank = Op.getGroup(1)[0]->getType().rank();
+  if (Op.getIntAttr("row_dim").value_or(0) < 0 ||
+      Op.getIntAttr("row_dim").value_or(0) > SrcRank - 2)
+    return fail(Op, "attribute 'row_dim' must name a dim before the last");
   auto DstOffsets = Op.getIntArrayAttr("dst_offsets");
   auto SrcOffsets = Op.getIntArrayAttr("src_offsets");
   if (!DstOffsets || !SrcOffsets || DstOffsets->empty() ||

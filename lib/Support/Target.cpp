@@ -10,6 +10,7 @@ Target make(const char *Name, Target::Backend Kind, int Sm, int64_t Smem,
   Target T;
   T.Wgmma = Wgmma;
   T.Tma = Wgmma;
+  T.WarpSpecialize = Wgmma;
   T.NumSMs = NumSMs;
   T.Name = Name;
   T.Kind = Kind;

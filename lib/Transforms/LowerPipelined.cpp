@@ -172,6 +172,8 @@ private:
   /// TMA pipelines: the mbarrier arrays and the block's thread count.
   Value *Full = nullptr, *Empty = nullptr;
   int64_t NumThreads = 1;
+  /// The wgmma_wait {0} after a loop whose group stays in flight.
+  Operation *DrainWait = nullptr;
 
   std::vector<unsigned> producerItems() const {
     std::vector<unsigned> Result;
@@ -379,9 +381,6 @@ private:
                : B.createBinary(OpKind::FloorDiv, N, B.createConstInt(Step));
   }
 
-  /// prologue; for k { wait S-2; barrier; [if k + (S-1)*step < hi]
-  /// producers(k + S-1) into stage (it + S-1) % S; commit; consumers(k)
-  /// reading stage it % S }; wait 0
   /// Gives every staged buffer a leading dim of Stages.
   void stageBuffers() {
     for (Value *Buf : Staged) {
@@ -393,6 +392,9 @@ private:
     }
   }
 
+  /// prologue; for k { wait S-2; barrier; [if k + (S-1)*step < hi]
+  /// producers(k + S-1) into stage (it + S-1) % S; commit; consumers(k)
+  /// reading stage it % S }; wait 0
   void emitMultiStage() {
     auto Uses = consumerUses();
     stageBuffers();
@@ -437,14 +439,42 @@ private:
   /// with k + (S-1)*step; a wgmma_wait {0} follows the loop. No block
   /// barrier runs in the loop.
   void emitTmaPipeline() {
+    Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
+    std::vector<Operation *> Consumer;
+    // TileLang's pass config tl.disable_warp_specialized (Sema).
+    Operation *Func = Kernel->getParentOfKind(OpKind::Func);
+    bool Off = Func && Func->getBoolAttr("no_warp_specialize").value_or(false);
+    int64_t Threads = Ctx.Tgt.WarpSpecialize && !Off
+                          ? warpSpecializable(*Kernel, Consumer)
+                          : 0;
     auto Uses = consumerUses();
     stageBuffers();
     Builder B;
     B.setLoc(Loop.getLoc());
-    B.setInsertionPoint(&Loop);
-    Value *Leader = leaderCondition(B);
-    createBarriers(B, Leader);
-    emitTmaPrologue(B, Leader);
+    Value *Leader = nullptr;
+    if (Threads) {
+      B.setInsertionPointToStart(Kernel->getBody());
+      NumThreads = Threads;
+      createBarriers(B, B.createCmp(CmpPred::Eq, B.createThreadId(0),
+                                    B.createConstInt(0)));
+    } else {
+      B.setInsertionPoint(&Loop);
+      Leader = leaderCondition(B);
+      createBarriers(B, Leader);
+      emitTmaPrologue(B, Leader);
+    }
+    rewriteConsumerLoop(B, Uses, Leader);
+    if (Threads)
+      splitRoles(*Kernel, Threads, Consumer);
+    eraseProducers();
+  }
+
+  /// The loop reads its stage once full, then releases a stage (refilled
+  /// by \p Leader when given: the pipeline without a producer role).
+  void
+  rewriteConsumerLoop(Builder &B,
+                      const std::vector<std::pair<Operation *, Value *>> &Uses,
+                      Value *Leader) {
     B.setInsertionPointToStart(Body);
     Value *It = iterationNumber(B);
     Value *SC = B.createConstInt(Stages);
@@ -462,20 +492,17 @@ private:
       prependIndex(*Op, Buf, StageK);
     Operation *GroupWait = Stages >= 2 ? overlappableWgmmaWait() : nullptr;
     B.setInsertionPointToEnd(Body);
-    if (!GroupWait) {
-      releaseStage(B, It, Stages * Step, Leader);
-      return eraseProducers();
-    }
+    if (!GroupWait)
+      return releaseStage(B, It, Stages * Step, Leader);
     GroupWait->setAttr("pending", Attribute::integer(1));
     Value *Started = B.createCmp(CmpPred::Ge, It, B.createConstInt(1));
     B.setInsertionPointToEnd(B.createIf(Started)->getBody());
     releaseStage(B, B.createBinary(OpKind::Sub, It, B.createConstInt(1)),
                  (Stages - 1) * Step, Leader);
     B.setInsertionPointAfter(&Loop);
-    B.create(OpKind::WgmmaWait, GroupWait->getOperands(),
-             GroupWait->getSegments(), {},
-             {{"pending", Attribute::integer(0)}});
-    eraseProducers();
+    DrainWait = B.create(OpKind::WgmmaWait, GroupWait->getOperands(),
+                         GroupWait->getSegments(), {},
+                         {{"pending", Attribute::integer(0)}});
   }
 
   void eraseProducers() {
@@ -567,12 +594,15 @@ private:
   }
 
   /// Iteration \p It is done with its stage: every thread arrives on its
-  /// empty barrier; the leader waits for all of them and refills the stage
-  /// with iteration (its k) + \p Ahead (when that is in the loop).
+  /// empty barrier; the leader (when given) waits for all of them and
+  /// refills the stage with iteration (its k) + \p Ahead (when that is in
+  /// the loop).
   void releaseStage(Builder &B, Value *It, int64_t Ahead, Value *Leader) {
     Value *SC = B.createConstInt(Stages);
     Value *Stage = B.createBinary(OpKind::FloorMod, It, SC);
     B.create(OpKind::MBarrierArrive, {Empty, Stage}, {2}, {});
+    if (!Leader)
+      return;
     Value *Next = B.createBinary(OpKind::Add, IV, B.createConstInt(Ahead));
     Value *Cond = B.createBinary(
         OpKind::And, B.createCmp(CmpPred::Lt, Next, Loop.getOperand(1)),
@@ -583,6 +613,106 @@ private:
                 {Empty, Stage, Then.createBinary(OpKind::FloorDiv, It, SC)},
                 {2, 1}, {});
     issueLoads(Then, Next, Stage);
+  }
+
+  //===--- Warp specialization --------------------------------------------===//
+
+  /// The block's thread count T when a producer warpgroup can be added to
+  /// it for this loop, else 0; \p Consumer gets the kernel's top-level ops
+  /// that go into the consumers' role (all but allocs and the pure ops the
+  /// producer may need). Needs: the loop at the kernel's top level, a 1-D
+  /// block of at least two warpgroups with room for one more (a block of
+  /// one warpgroup fits several per SM; a producer warpgroup, as large in
+  /// registers, would halve them: measured 0.6x on a 128x128 tile), and no
+  /// synchronization or thread roles of the program's own.
+  int64_t warpSpecializable(Operation &Kernel,
+                            std::vector<Operation *> &Consumer) {
+    std::vector<int64_t> Threads = *Kernel.getIntArrayAttr("threads");
+    int64_t T = Threads[0];
+    if (Loop.getParentOp() != &Kernel || T % 128 || T < 256 || T + 128 > 1024 ||
+        llvm::any_of(llvm::drop_begin(Threads),
+                     [](int64_t N) { return N != 1; }))
+      return 0;
+    bool Own = false;
+    Kernel.walk([&](Operation &Op) {
+      Own |= Op.is(OpKind::Barrier) || Op.is(OpKind::MBarrierInit) ||
+             (Op.is(OpKind::If) && Op.hasAttr("thread_range")) ||
+             (Op.is(OpKind::TmaLoad) && !Loop.isAncestorOf(&Op)) ||
+             (Op.is(OpKind::For) && &Op != &Loop &&
+              Op.getStringAttr("kind") == llvm::StringRef("pipelined"));
+    });
+    if (Own)
+      return 0;
+    llvm::SmallPtrSet<Value *, 16> Moved;
+    for (Operation &Op : Kernel.getBody()) {
+      bool Keep = (Op.is(OpKind::Alloc) || isPureScalarOp(Op)) &&
+                  llvm::none_of(Op.getOperands(),
+                                [&](Value *V) { return Moved.count(V); });
+      if (Keep)
+        continue;
+      Consumer.push_back(&Op);
+      for (unsigned R = 0; R != Op.getNumResults(); ++R)
+        Moved.insert(Op.getResult(R));
+    }
+    bool ProducerSees = llvm::none_of(Loop.getOperands(),
+                                      [&](Value *V) { return Moved.count(V); });
+    for (unsigned I : producerItems()) {
+      std::vector<Operation *> Ops = PB.Items[I].Prod->Slice;
+      Ops.push_back(PB.Items[I].head());
+      for (Operation *Op : Ops)
+        ProducerSees &= llvm::none_of(Op->getOperands(),
+                                      [&](Value *V) { return Moved.count(V); });
+    }
+    return ProducerSees ? T : 0;
+  }
+
+  /// Adds the producer warpgroup [T, T + 128): its first thread loads
+  /// every iteration's stage once the consumers released it,
+  ///   for k: [if it >= S: wait empty[it % S], parity it / S - 1]
+  ///          expect_tx full[it % S]; loads(k) into it % S; arrive
+  /// and moves \p Consumer into the role of threads [0, T).
+  void splitRoles(Operation &Kernel, int64_t T,
+                  const std::vector<Operation *> &Consumer) {
+    std::vector<int64_t> Threads = *Kernel.getIntArrayAttr("threads");
+    Threads[0] = T + 128;
+    Kernel.setAttr("threads", Attribute::intArray(Threads));
+    Builder B(Kernel.getBody());
+    B.setLoc(Loop.getLoc());
+    Value *Tx = B.createThreadId(0);
+    Value *TC = B.createConstInt(T);
+    Operation *Producer = B.createIf(B.createCmp(CmpPred::Ge, Tx, TC));
+    Producer->setAttr("thread_range", Attribute::intArray({T, 128}));
+    Operation *Consumers = B.createIf(B.createCmp(CmpPred::Lt, Tx, TC));
+    Consumers->setAttr("thread_range", Attribute::intArray({0, T}));
+    for (Operation *Op : Consumer) {
+      Op->moveToEnd(Consumers->getBody());
+      if (Op == &Loop && DrainWait)
+        DrainWait->moveToEnd(Consumers->getBody());
+    }
+    B.setInsertionPointToEnd(Producer->getBody());
+    B.setInsertionPointToEnd(
+        B.createIf(B.createCmp(CmpPred::Eq, Tx, TC))->getBody());
+    Operation *Fill = B.createFor(Loop.getOperand(0), Loop.getOperand(1),
+                                  Loop.getOperand(2), "serial", "kp");
+    B.setInsertionPointToEnd(Fill->getBody());
+    Value *K = Fill->getBody().getArgument(0);
+    Value *Lo = Loop.getOperand(0);
+    Value *N = isConstantInt(Lo, 0) ? K : B.createBinary(OpKind::Sub, K, Lo);
+    Value *It =
+        Step == 1 ? N
+                  : B.createBinary(OpKind::FloorDiv, N, B.createConstInt(Step));
+    Value *SC = B.createConstInt(Stages);
+    Value *Stage = B.createBinary(OpKind::FloorMod, It, SC);
+    Builder Reuse = B;
+    Reuse.setInsertionPointToEnd(
+        B.createIf(B.createCmp(CmpPred::Ge, It, SC))->getBody());
+    Reuse.create(OpKind::MBarrierWait,
+                 {Empty, Stage,
+                  Reuse.createBinary(
+                      OpKind::Add, Reuse.createBinary(OpKind::FloorDiv, It, SC),
+                      Reuse.createConstInt(1))},
+                 {2, 1}, {});
+    issueLoads(B, K, Stage);
   }
 
   /// The body's wgmma_wait {pending = 0} closing its one wgmma group

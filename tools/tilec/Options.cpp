@@ -118,6 +118,9 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_flag("!--no-tma", Opts.Tma,
                "sm_90: copy T.Pipelined tiles with cp.async and barriers, "
                "not with TMA and mbarrier pipelines");
+  App.add_flag("!--no-warp-specialize", Opts.WarpSpecialize,
+               "sm_90: no producer warpgroup for TMA pipelines (the "
+               "consumers' first thread issues the loads)");
   App.add_flag("--remarks", Opts.Remarks,
                "Print remarks: what the compiler chose and why (e.g. a "
                "T.gemm that cannot use wgmma)");

@@ -28,6 +28,7 @@ struct DriverOptions {
   bool TensorCores = true;
   bool Wgmma = true;
   bool Tma = true;
+  bool WarpSpecialize = true;
   bool Remarks = false;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;

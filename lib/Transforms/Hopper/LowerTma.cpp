@@ -168,11 +168,14 @@ public:
     std::vector<Value *> Operands = {Dst, Zero, Zero, Src};
     for (Value *V : Bases)
       Operands.push_back(V ? V : Zero);
-    B.create(OpKind::TmaLoad, Operands, {3, unsigned(Bases.size() + 1)}, {},
-             {{"box", Attribute::intArray({Plan.BoxRows, Plan.BoxCols})},
-              {"swizzle", Attribute::integer(Plan.Swizzle)},
-              {"dst_offsets", Attribute::intArray(Plan.DstOffsets)},
-              {"src_offsets", Attribute::intArray(Plan.SrcOffsets)}});
+    Operation *Tma =
+        B.create(OpKind::TmaLoad, Operands, {3, unsigned(Bases.size() + 1)}, {},
+                 {{"box", Attribute::intArray({Plan.BoxRows, Plan.BoxCols})},
+                  {"swizzle", Attribute::integer(Plan.Swizzle)},
+                  {"dst_offsets", Attribute::intArray(Plan.DstOffsets)},
+                  {"src_offsets", Attribute::intArray(Plan.SrcOffsets)}});
+    if (RowDim + 2 != int(Bases.size()))
+      Tma->setAttr("row_dim", Attribute::integer(RowDim));
     Par.erase();
   }
 
@@ -181,6 +184,8 @@ private:
   Value *I = nullptr, *J = nullptr, *Dst = nullptr, *Src = nullptr;
   Operation *Load = nullptr, *Store = nullptr;
   Value *Guard = nullptr;
+  /// The global dim the tile's rows run along.
+  int RowDim = -1;
   /// Per global dim: the value its index adds to the tile's row/column
   /// (null: 0), or the index itself for the other dims.
   std::vector<Value *> Bases;
@@ -266,17 +271,23 @@ private:
     unsigned Rank = Idx.size();
     if (Rank < 2 || Rank > 5)
       return "the global tensor's rank is not 2 to 5";
-    for (unsigned D = 0; D + 2 < Rank; ++D) {
+    const char *NotBox = "a copy's tile is not rows of one dim by the "
+                         "tensor's contiguous dim at affine offsets (a "
+                         "transposing copy or a gather)";
+    for (unsigned D = 0; D + 1 < Rank; ++D) {
+      Value *Base;
+      if (RowDim < 0 && affineIn(Idx[D], I, Base)) {
+        RowDim = D;
+        Bases.push_back(Base);
+        continue;
+      }
       if (!definedOutside(Idx[D]))
-        return "a copy's outer index depends on the tile";
+        return NotBox;
       Bases.push_back(Idx[D]);
     }
-    Value *RowBase, *ColBase;
-    if (!affineIn(Idx[Rank - 2], I, RowBase) ||
-        !affineIn(Idx[Rank - 1], J, ColBase))
-      return "a copy's tile is not the last two dims of the tensor at an "
-             "affine offset (a transposing copy or a gather)";
-    Bases.push_back(RowBase);
+    Value *ColBase;
+    if (RowDim < 0 || !affineIn(Idx[Rank - 1], J, ColBase))
+      return NotBox;
     Bases.push_back(ColBase);
     const Dim &Inner = Src->getType().getDims().back();
     int64_t Bytes = bitWidth(Src->getType().getDType()) / 8;
@@ -306,7 +317,7 @@ private:
     if (!Def->is(OpKind::Cmp) || Def->getStringAttr("pred") != "lt")
       return false;
     llvm::ArrayRef<Value *> Idx = Load->getGroup(0).drop_front();
-    for (unsigned D = Idx.size() - 2; D != Idx.size(); ++D)
+    for (unsigned D : {unsigned(RowDim), unsigned(Idx.size() - 1)})
       if (Def->getOperand(0) == Idx[D] && isExtent(Def->getOperand(1), D))
         return true;
     return false;
@@ -357,7 +368,9 @@ public:
 private:
   void lowerLoop(Operation &Loop, PassContext &Ctx) {
     int64_t Step;
-    if (!canSoftwarePipeline(Loop, Step))
+    Operation *Func = Loop.getParentOfKind(OpKind::Func);
+    if (!canSoftwarePipeline(Loop, Step) ||
+        (Func && Func->getBoolAttr("no_tma").value_or(false)))
       return;
     std::vector<CopyMatch> Copies;
     for (Operation &Op : Loop.getBody()) {

@@ -7,7 +7,7 @@
 //   made of it,
 //     parallel {extents = [R, C]} (%i, %j) {
 //       pure index ops
-//       %v = load %G[.., b0 + %i, b1 + %j]; store %v, %S[%i, %j]
+//       %v = load %G[.., b0 + %i, .., b1 + %j]; store %v, %S[%i, %j]
 //     }
 //   optionally with the move under `if c {..} {store 0, %S[%i, %j]}`, c a
 //   conjunction of `b + %i < extent` / `b + %j < extent` bounds checks of
@@ -17,10 +17,11 @@
 //   copy loop at the top of its body takes TMA, replaces each by one
 //   `tma_load %S[0, 0], %G[.., b0, b1] {box, swizzle, dst_offsets,
 //   src_offsets}` (docs/ir.md) at the copy's location. A copy takes TMA
-//   when: the tile's dims are the last two of G (i on the rows, j on the
-//   contiguous dim); the other indices and the bases b0, b1 are computed
-//   outside the loop nest of the copy (affine); G's row stride is a static
-//   multiple of 16 bytes; S has a canonical wgmma layout
+//   when: j runs along G's contiguous (last) dim and i along one other dim
+//   (the tile's rows; `row_dim` when it is not the second to last, e.g.
+//   K[b, s0 + i, h, j] of attention); the other indices and the bases are
+//   computed outside the loop nest of the copy (affine); G's row stride is a
+//   static multiple of 16 bytes; S has a canonical wgmma layout
 //   (make_wgmma_layout, wgmma-layout's annotation); and enumeration shows
 //   that the boxes [min(R, 256), swizzle span] written by the TMA unit with
 //   that swizzle (an XOR of address bits [4, 7) with [7, 10) relative to
