@@ -209,7 +209,10 @@ Value sema::tCopy(Interp &I, BoundArgs &A) {
         << formatExtentList(Src->ExtText) << formatExtentList(Dst->ExtText);
     return Value::poison();
   }
-  I.B.createCopy(Src->R, Dst->R);
+  ir::Operation *Copy = I.B.createCopy(Src->R, Dst->R);
+  // disable_tma=True: lower-tma leaves the copy to cp.async.
+  if (I.truthy(A[3], A.range(3)).value_or(false))
+    Copy->setAttr("disable_tma", ir::Attribute::boolean(true));
   return Value::none();
 }
 

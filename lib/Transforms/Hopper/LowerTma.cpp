@@ -91,6 +91,8 @@ public:
 
   /// Empty when the copy takes TMA, else why not.
   std::string match() {
+    if (Par.getBoolAttr("disable_tma").value_or(false))
+      return "a copy is marked T.copy(..., disable_tma=True)";
     auto Extents = Par.getIntArrayAttr("extents");
     if (!Extents || Extents->size() != 2)
       return "a copy is not of a rank-2 tile";
