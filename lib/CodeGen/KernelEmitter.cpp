@@ -289,6 +289,10 @@ void KernelEmitter::emitOp(const Operation &Op) {
     return W.line("tilec::wgmmaCommit();");
   case OpKind::FenceProxyAsync:
     return W.line("tilec::fenceProxyAsync();");
+  case OpKind::SetMaxNReg:
+    return W.line(fmt::format("tilec::setMaxNReg{}<{}>();",
+                              *Op.getBoolAttr("inc") ? "Inc" : "Dec",
+                              *Op.getIntAttr("regs")));
   case OpKind::For:
     return emitFor(Op);
   case OpKind::If:

@@ -317,6 +317,8 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkMBarrierUse(Op);
   case OpKind::TmaLoad:
     return checkTmaLoad(Op);
+  case OpKind::SetMaxNReg:
+    return checkSetMaxNReg(Op);
   default:
     return true;
   }

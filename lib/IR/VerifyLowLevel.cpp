@@ -367,3 +367,14 @@ bool Verifier::checkTmaLoad(const Operation &Op) {
                     "(two per box)");
   return checkInKernel(Op);
 }
+
+/// set_max_nreg {regs = N, inc = true|false}: N a multiple of 8 in
+/// [24, 256].
+bool Verifier::checkSetMaxNReg(const Operation &Op) {
+  int64_t Regs = Op.getIntAttr("regs").value_or(0);
+  if (Regs < 24 || Regs > 256 || Regs % 8 != 0 ||
+      !Op.getBoolAttr("inc").has_value())
+    return fail(Op, "requires 'regs', a multiple of 8 in [24, 256], and a "
+                    "boolean 'inc'");
+  return checkInKernel(Op);
+}

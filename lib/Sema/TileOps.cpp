@@ -578,6 +578,19 @@ Value sema::tUseSwizzle(Interp &I, BoundArgs &A) {
   return Value::none();
 }
 
+/// T.no_set_max_nreg() / T.disable_warp_group_reg_alloc() in a kernel: it
+/// gets `no_set_max_nreg`, so that warp specialization moves no registers
+/// between warpgroups (outside a kernel there is nothing to mark).
+Value sema::tNoSetMaxNReg(Interp &I, BoundArgs &A) {
+  ir::Operation *Parent = I.B.getInsertionBlock()->getParentOp();
+  ir::Operation *Kernel = Parent->is(ir::OpKind::Kernel)
+                              ? Parent
+                              : Parent->getParentOfKind(ir::OpKind::Kernel);
+  if (Kernel)
+    Kernel->setAttr("no_set_max_nreg", ir::Attribute::boolean(true));
+  return Value::none();
+}
+
 /// T.annotate_min_blocks_per_sm(n): the kernel's `min_blocks_per_sm`, the
 /// second argument of __launch_bounds__ (ptxas caps registers so that n
 /// blocks fit on one SM).

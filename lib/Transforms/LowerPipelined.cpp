@@ -684,6 +684,18 @@ private:
     Producer->setAttr("thread_range", Attribute::intArray({T, 128}));
     Operation *Consumers = B.createIf(B.createCmp(CmpPred::Lt, Tx, TC));
     Consumers->setAttr("thread_range", Attribute::intArray({0, T}));
+    if (T == 256 && !Kernel.getBoolAttr("no_set_max_nreg").value_or(false)) {
+      // ptxas gives a 384-thread block 168 registers per thread; the
+      // producer returns 128 of them per thread, the consumers take them.
+      B.setInsertionPointToEnd(Producer->getBody());
+      B.create(OpKind::SetMaxNReg, {}, {}, {},
+               {{"regs", Attribute::integer(40)},
+                {"inc", Attribute::boolean(false)}});
+      B.setInsertionPointToEnd(Consumers->getBody());
+      B.create(OpKind::SetMaxNReg, {}, {}, {},
+               {{"regs", Attribute::integer(232)},
+                {"inc", Attribute::boolean(true)}});
+    }
     for (Operation *Op : Consumer) {
       Op->moveToEnd(Consumers->getBody());
       if (Op == &Loop && DrainWait)
