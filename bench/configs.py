@@ -99,6 +99,9 @@ _tile("fp16", 128, 256, 32, 4, 256)
 T128x128K64 = _tile("fp16", 128, 128, 64, 3, 128)
 T256x128K64 = _tile("fp16", 256, 128, 64, 3, 256)
 T128x256K64 = _tile("fp16", 128, 256, 64, 3, 256)
+# Four stages of 128x256x64 fit the H200's shared memory with TMA (the
+# mbarrier ring needs no extra buffers).
+T128x256K64S4 = _tile("fp16", 128, 256, 64, 4, 256)
 _tile("fp16", 64, 128, 32, 4, 128)
 # Three 4-warp blocks per SM (registers capped by __launch_bounds__), and
 # 8-warp 128x128 blocks (64x32 warp tiles).
@@ -118,8 +121,11 @@ _tile("int8", 128, 256, 128, 3, 256)
 # SM) comes close on the K = 28672 shapes. 128x256/256x128 with block_K 32
 # trail by 10-20%. With wgmma (sm_90, 2026-11-25) 128x256x64 over two
 # warpgroups (two m64n256 tiles) leads on every shape
-# (bench/results/2026-11-25-h200-wgmma-gemm-tiles.txt).
-_PAPER_TILES = (T128x128S4, T128x128K64, T256x128K64, T128x256K64)
+# (bench/results/2026-11-25-h200-wgmma-gemm-tiles.txt); with TMA loads
+# (2026-11-26) 128x256x64 with three or four stages leads on every shape
+# (bench/results/2026-11-26-h200-tma-*.txt).
+_PAPER_TILES = (T128x128S4, T128x128K64, T256x128K64, T128x256K64,
+                T128x256K64S4)
 PAPER_GEMM_TILES = {n: _PAPER_TILES
                     for n in ("M0", "M1", "M2", "M3", "M4", "M5", "M6", "M7")}
 GEMM_GOAL = 0.55  # tilec fp16 GEMM / cuBLAS on the paper's shapes
@@ -157,6 +163,9 @@ CONFIGS: Dict[str, List[Build]] = {
         *[B(f"{n} {m}x{nn}x{k} f16", M=m, N=nn, K=k, tags=["paper"],
             tiles=PAPER_GEMM_TILES[n], goal=GEMM_GOAL) for n, m, nn, k in PAPER_GEMM],
         B("4096^3 bf16", M=4096, N=4096, K=4096, dtype="bfloat16"),
+        *[B(f"{n} {m}x{nn}x{k} bf16", M=m, N=nn, K=k, dtype="bfloat16",
+            tags=["paper"], tiles=PAPER_GEMM_TILES[n])
+          for n, m, nn, k in PAPER_GEMM],
         B("1024^3 tf32", dtype="float32", tags=["check"]),
         B("1024^3 f16 s1", num_stages=1, tags=["check"]),
         B("1024^3 f16 128x256x32 s4 t256", block_N=256, num_stages=4, threads=256,

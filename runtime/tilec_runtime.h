@@ -29,8 +29,11 @@
  *                        T.cp_async_barrier_noinc); sm_80+, expect_tx
  *                        sm_90+.
  *   namedBarrierSync     bar.sync id, count (T.sync_threads(id, count)).
+ *   tmaLoad, tmaEncodeTiled
+ *                        TMA box loads (sm_90) and the host-side encoding of
+ *                        their tensor maps.
  *   wgmmaDescriptor, wgmmaFence, wgmmaCommit, wgmmaWait,
- *   wgmmaFenceOperands, fenceProxyAsync
+ *   wgmmaFenceOperands, fenceProxyAsync, setMaxNRegInc, setMaxNRegDec
  *                        Hopper warpgroup MMA (sm_90a; the wgmma itself is
  *                        inline PTX in the generated kernel).
  *   philoxInit, philoxNext, philoxUniform, philoxUniformDouble
@@ -89,6 +92,9 @@ static inline const char *tilecGetErrorString(int Status) {
 #endif
 
 #if (defined(__CUDACC__) || defined(__HIPCC__)) && defined(__cplusplus)
+#if defined(__CUDACC__)
+#include <cuda.h>
+#endif
 #include <math.h>
 #include <string.h>
 #if defined(__HIPCC__)
@@ -239,9 +245,9 @@ __device__ inline void cpAsync(void *Smem, const void *Gmem) {
                      smemAddress(Smem)),
                  "l"(Gmem));
   else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(
-                     smemAddress(Smem)),
-                 "l"(Gmem), "n"(Bytes));
+    asm volatile(
+        "cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(smemAddress(Smem)),
+        "l"(Gmem), "n"(Bytes));
 }
 
 /// As above; when Pred is false the destination is zero-filled and global
@@ -250,9 +256,10 @@ template <int Bytes>
 __device__ inline void cpAsync(void *Smem, const void *Gmem, bool Pred) {
   int SrcBytes = Pred ? Bytes : 0;
   if (Bytes == 16)
-    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(
-                     smemAddress(Smem)),
-                 "l"(Gmem), "r"(SrcBytes));
+    asm volatile(
+        "cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(
+            smemAddress(Smem)),
+        "l"(Gmem), "r"(SrcBytes));
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(
                      smemAddress(Smem)),
@@ -303,30 +310,30 @@ __device__ inline void ldmatrix(void *Dst, const void *Smem) {
 }
 
 /// The A and B operand list of an mma: four and two 32-bit registers.
-#define TILEC_MMA_AB4                                                         \
+#define TILEC_MMA_AB4                                                          \
   "r"(RA[0]), "r"(RA[1]), "r"(RA[2]), "r"(RA[3]), "r"(RB[0]), "r"(RB[1])
 
 /// mma.sync m16n8k16 (f16 or bf16 inputs, f32 accumulators), m16n8k32
 /// (8-bit integers into s32), m16n8k8 (tf32 into f32); D += A * B. Not
 /// volatile: a pure function of registers, which the compiler may
 /// interleave with the loads of the next operands.
-#define TILEC_DEFINE_MMA(Name, DT, Shape, Types, DCons)                       \
-  __device__ inline void Name(DT *D, const void *A, const void *B) {          \
-    const unsigned *RA = reinterpret_cast<const unsigned *>(A);               \
-    const unsigned *RB = reinterpret_cast<const unsigned *>(B);               \
-    asm("mma.sync.aligned." Shape ".row.col." Types                          \
-                 " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "            \
-                 "{%0, %1, %2, %3};\n"                                        \
-                 : DCons(D)                                                   \
-                 : TILEC_MMA_AB4);                                            \
+#define TILEC_DEFINE_MMA(Name, DT, Shape, Types, DCons)                        \
+  __device__ inline void Name(DT *D, const void *A, const void *B) {           \
+    const unsigned *RA = reinterpret_cast<const unsigned *>(A);                \
+    const unsigned *RB = reinterpret_cast<const unsigned *>(B);                \
+    asm("mma.sync.aligned." Shape ".row.col." Types                            \
+        " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "                      \
+        "{%0, %1, %2, %3};\n"                                                  \
+        : DCons(D)                                                             \
+        : TILEC_MMA_AB4);                                                      \
   }
 #define TILEC_MMA_F32(D) "+f"(D[0]), "+f"(D[1]), "+f"(D[2]), "+f"(D[3])
 #define TILEC_MMA_S32(D) "+r"(D[0]), "+r"(D[1]), "+r"(D[2]), "+r"(D[3])
 
 TILEC_DEFINE_MMA(mmaM16N8K16F32F16, float, "m16n8k16", "f32.f16.f16.f32",
                  TILEC_MMA_F32)
-TILEC_DEFINE_MMA(mmaM16N8K16F32BF16, float, "m16n8k16",
-                 "f32.bf16.bf16.f32", TILEC_MMA_F32)
+TILEC_DEFINE_MMA(mmaM16N8K16F32BF16, float, "m16n8k16", "f32.bf16.bf16.f32",
+                 TILEC_MMA_F32)
 TILEC_DEFINE_MMA(mmaM16N8K32S32S8, int, "m16n8k32", "s32.s8.s8.s32",
                  TILEC_MMA_S32)
 TILEC_DEFINE_MMA(mmaM16N8K32S32U8, int, "m16n8k32", "s32.u8.u8.s32",
@@ -341,9 +348,9 @@ __device__ inline void mmaM16N8K16F16F16(void *D, const void *A,
   const unsigned *RA = reinterpret_cast<const unsigned *>(A);
   const unsigned *RB = reinterpret_cast<const unsigned *>(B);
   asm("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
-               "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
-               : "+r"(RD[0]), "+r"(RD[1])
-               : TILEC_MMA_AB4);
+      "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
+      : "+r"(RD[0]), "+r"(RD[1])
+      : TILEC_MMA_AB4);
 }
 
 //===--- Warpgroup MMA (sm_90a) -------------------------------------------===//
@@ -351,7 +358,7 @@ __device__ inline void mmaM16N8K16F16F16(void *D, const void *A,
 // depends on the shape). These helpers build the shared-memory matrix
 // descriptors and order the asynchronous operations.
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 &&                        \
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 &&                          \
     defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TILEC_WGMMA_ASM(...) asm volatile(__VA_ARGS__)
 #else
@@ -361,8 +368,8 @@ __device__ inline void mmaM16N8K16F16F16(void *D, const void *A,
 /// A matrix descriptor: Fields (LBO, SBO, swizzle mode, computed by the
 /// compiler) with the start address of the operand tile at Smem in bits
 /// 0-13 (address bits 4-17).
-__device__ inline unsigned long long wgmmaDescriptor(const void *Smem,
-                                                     unsigned long long Fields) {
+__device__ inline unsigned long long
+wgmmaDescriptor(const void *Smem, unsigned long long Fields) {
   return Fields | ((smemAddress(Smem) & 0x3FFFFu) >> 4);
 }
 
@@ -408,6 +415,17 @@ template <int N, typename T> __device__ inline void wgmmaFenceOperands(T *R) {
     for (int I = 0; I < N * int(sizeof(T)) / 4; ++I)
       wgmmaFenceRegister(Words[I]);
   }
+}
+
+/// setmaxnreg: the executing warpgroup's registers per thread grow to (Inc;
+/// waits until the block's pool has them) or shrink to (Dec; returns them
+/// to the pool) N, a multiple of 8 in [24, 256]. Every thread of the
+/// warpgroup runs it.
+template <int N> __device__ inline void setMaxNRegInc() {
+  TILEC_WGMMA_ASM("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N> __device__ inline void setMaxNRegDec() {
+  TILEC_WGMMA_ASM("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
 /// Orders this thread's completed generic-proxy shared-memory writes
@@ -494,6 +512,95 @@ __device__ inline void mbarrierExpectTx(void *Bar, unsigned Bytes) {
   (void)Bytes;
   __trap();
 #endif
+}
+
+//===--- Tensor memory access (TMA, sm_90) --------------------------------===//
+// The launcher encodes one CUtensorMap per (tensor, box, swizzle) a kernel
+// loads with TMA (tmaEncodeTiled) and passes it by value as a
+// `const __grid_constant__ CUtensorMap` parameter; one thread issues each
+// box with tmaLoad, which completes on an mbarrier (its expected
+// transaction bytes set with mbarrierExpectTx). Out-of-bounds elements of
+// a box are filled with zeros.
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TILEC_TMA_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define TILEC_TMA_ASM(...) __trap()
+#endif
+
+/// One box of the tensor Map at coordinates (C0 innermost, C1, ...) into
+/// shared memory at Dst (128-byte aligned; the swizzle's atom when
+/// swizzled), completing Bar's transaction bytes.
+__device__ inline void tmaLoad(void *Dst, const CUtensorMap *Map, void *Bar,
+                               int C0, int C1) {
+  TILEC_TMA_ASM("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+                    smemAddress(Dst)),
+                "l"(Map), "r"(smemAddress(Bar)), "r"(C0), "r"(C1)
+                : "memory");
+}
+__device__ inline void tmaLoad(void *Dst, const CUtensorMap *Map, void *Bar,
+                               int C0, int C1, int C2) {
+  TILEC_TMA_ASM("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+                "complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+                    smemAddress(Dst)),
+                "l"(Map), "r"(smemAddress(Bar)), "r"(C0), "r"(C1), "r"(C2)
+                : "memory");
+}
+__device__ inline void tmaLoad(void *Dst, const CUtensorMap *Map, void *Bar,
+                               int C0, int C1, int C2, int C3) {
+  TILEC_TMA_ASM(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::"
+      "complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(
+          smemAddress(Dst)),
+      "l"(Map), "r"(smemAddress(Bar)), "r"(C0), "r"(C1), "r"(C2), "r"(C3)
+      : "memory");
+}
+__device__ inline void tmaLoad(void *Dst, const CUtensorMap *Map, void *Bar,
+                               int C0, int C1, int C2, int C3, int C4) {
+  TILEC_TMA_ASM(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::"
+      "complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n" ::"r"(
+          smemAddress(Dst)),
+      "l"(Map), "r"(smemAddress(Bar)), "r"(C0), "r"(C1), "r"(C2), "r"(C3),
+      "r"(C4)
+      : "memory");
+}
+
+/// Encodes a tiled tensor map of a row-major tensor at Base: Rank dims
+/// (Dims innermost first), byte strides of dims 1.. (Strides), a box of
+/// Box elements per dim, zero fill out of bounds. The driver function is
+/// reached through the runtime, so programs link only cudart. Returns
+/// false when the driver refuses the map.
+inline bool tmaEncodeTiled(CUtensorMap *Map, CUtensorMapDataType Type,
+                           unsigned Rank, const void *Base,
+                           const cuuint64_t *Dims, const cuuint64_t *Strides,
+                           const cuuint32_t *Box, CUtensorMapSwizzle Swizzle) {
+  typedef CUresult (*EncodeFn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t,
+                               void *, const cuuint64_t *, const cuuint64_t *,
+                               const cuuint32_t *, const cuuint32_t *,
+                               CUtensorMapInterleave, CUtensorMapSwizzle,
+                               CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static EncodeFn Encode = NULL;
+  if (!Encode) {
+    void *Fn = NULL;
+    cudaDriverEntryPointQueryResult Found;
+#if CUDART_VERSION >= 12050
+    cudaError_t Err = cudaGetDriverEntryPointByVersion(
+        "cuTensorMapEncodeTiled", &Fn, 12000, cudaEnableDefault, &Found);
+#else
+    cudaError_t Err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &Fn,
+                                              cudaEnableDefault, &Found);
+#endif
+    if (Err != cudaSuccess || Found != cudaDriverEntryPointSuccess || !Fn)
+      return false;
+    Encode = (EncodeFn)Fn;
+  }
+  const cuuint32_t ElementStrides[5] = {1, 1, 1, 1, 1};
+  return Encode(Map, Type, Rank, const_cast<void *>(Base), Dims, Strides, Box,
+                ElementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, Swizzle,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 /// bar.sync on named barrier Id (0-15) among Count threads (a multiple of

@@ -30,6 +30,8 @@ bool hasSideEffects(const Operation &Op) {
   case OpKind::WgmmaCommit:
   case OpKind::WgmmaWait:
   case OpKind::FenceProxyAsync:
+  case OpKind::TmaLoad:
+  case OpKind::SetMaxNReg:
   case OpKind::Atomic:
   case OpKind::Barrier:
   case OpKind::MBarrierInit:

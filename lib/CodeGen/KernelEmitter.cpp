@@ -122,6 +122,7 @@ private:
   void convertInto(const Operation &Op, const std::vector<Expr> &In,
                    const std::string &Tmp);
   void emitCpAsync(const Operation &Op);
+  void emitTmaLoad(const Operation &Op);
   void emitLdmatrix(const Operation &Op);
   void emitMma(const Operation &Op);
   void emitMfma(const Operation &Op);
@@ -150,6 +151,8 @@ private:
   NameTable Names;
   Inlining Inline;
   std::pair<std::string, unsigned> LastLine;
+  /// The tensor map parameters, per entry of K.TmaMaps.
+  std::vector<std::string> TmaNames;
 };
 
 void KernelEmitter::emitSignature() {
@@ -167,6 +170,10 @@ void KernelEmitter::emitSignature() {
     bool ReadOnly = It == K.Access.end() || !It->second.Written;
     Params.push_back(fmt::format("{}{}* __restrict__ {}",
                                  ReadOnly ? "const " : "", Elem, Name));
+  }
+  for (const TmaMap &Map : K.TmaMaps) {
+    TmaNames.push_back(Names.get("tmap_" + captureName(Plan, Map.Global)));
+    Params.push_back("const __grid_constant__ CUtensorMap " + TmaNames.back());
   }
   for (size_t I = 0; I != Plan.SymbolArgs.size(); ++I)
     if (E.isBound(Plan.SymbolArgs[I]))
@@ -280,6 +287,8 @@ void KernelEmitter::emitOp(const Operation &Op) {
                               address(Op, 0), E.get(Op.getGroup(1)[0]).Text));
   case OpKind::CpAsync:
     return emitCpAsync(Op);
+  case OpKind::TmaLoad:
+    return emitTmaLoad(Op);
   case OpKind::CpAsyncCommit:
     return W.line("tilec::cpAsyncCommit();");
   case OpKind::CpAsyncWait:
@@ -300,6 +309,10 @@ void KernelEmitter::emitOp(const Operation &Op) {
     return W.line("tilec::wgmmaCommit();");
   case OpKind::FenceProxyAsync:
     return W.line("tilec::fenceProxyAsync();");
+  case OpKind::SetMaxNReg:
+    return W.line(fmt::format("tilec::setMaxNReg{}<{}>();",
+                              *Op.getBoolAttr("inc") ? "Inc" : "Dec",
+                              *Op.getIntAttr("regs")));
   case OpKind::For:
     return emitFor(Op);
   case OpKind::If:
@@ -487,6 +500,34 @@ void KernelEmitter::convertInto(const Operation &Op,
 
 std::string KernelEmitter::address(const Operation &Op, unsigned G) {
   return "&" + E.element(Op, Op.getGroup(G)).Text;
+}
+
+/// One tilec::tmaLoad per box: shared address of the tile's first element
+/// plus the box's offset, coordinates innermost first.
+void KernelEmitter::emitTmaLoad(const Operation &Op) {
+  std::string Dst = address(Op, 0), Bar = address(Op, 2);
+  const std::string &Map = TmaNames[K.TmaMapOf.lookup(&Op)];
+  llvm::ArrayRef<Value *> Src = Op.getGroup(1).drop_front();
+  std::vector<int64_t> DstOffsets = *Op.getIntArrayAttr("dst_offsets");
+  std::vector<int64_t> SrcOffsets = *Op.getIntArrayAttr("src_offsets");
+  size_t RowDim = Op.getIntAttr("row_dim").value_or(Src.size() - 2);
+  for (size_t N = 0; N != DstOffsets.size(); ++N) {
+    std::vector<std::string> Coords;
+    for (size_t D = Src.size(); D-- > 0;) {
+      std::string C = E.get(Src[D]).Text;
+      int64_t Off = D == RowDim           ? SrcOffsets[2 * N]
+                    : D + 1 == Src.size() ? SrcOffsets[2 * N + 1]
+                                          : 0;
+      if (auto Known = matchConstantInt(Src[D]))
+        Coords.push_back(std::to_string(*Known + Off));
+      else
+        Coords.push_back(Off ? fmt::format("({}) + {}", C, Off) : C);
+    }
+    std::string Box =
+        DstOffsets[N] ? fmt::format("({}) + {}", Dst, DstOffsets[N]) : Dst;
+    W.line(fmt::format("tilec::tmaLoad({}, &{}, {}, {});", Box, Map, Bar,
+                       fmt::join(Coords, ", ")));
+  }
 }
 
 /// tilec::cpAsync<Bytes>(&dst, &src[, pred]).

@@ -64,7 +64,8 @@ bool checkLowered(const Operation &Func, DiagnosticEngine &Diags) {
       Ok = false;
     }
   Func.walk([&](const Operation &Op) {
-    if (isTileOp(Op)) {
+    // A tma_load completes only on the mbarrier lower-pipelined gives it.
+    if (isTileOp(Op) || (Op.is(OpKind::TmaLoad) && Op.getNumGroups() != 3)) {
       Diags.report(Op.getLoc(), diag::err_codegen_op_not_lowered)
           << Op.getName();
       Ok = false;
@@ -169,6 +170,24 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
     unsigned Bytes = *Op.getIntAttr("bytes");
     Mark(Op.getOperand(0), false, true, Bytes);
     return Mark(Op.getGroup(1)[0], true, false, Bytes);
+  }
+  case OpKind::TmaLoad: {
+    Mark(Op.getOperand(0), false, true, 16);
+    Mark(Op.getGroup(1)[0], true, false, 16);
+    std::vector<int64_t> Box = *Op.getIntArrayAttr("box");
+    const Value *Src = Op.getGroup(1)[0];
+    TmaMap Map = {Src, Box[0], Box[1], *Op.getIntAttr("swizzle"),
+                  Op.getIntAttr("row_dim").value_or(Src->getType().rank() - 2)};
+    auto Same = [&](const TmaMap &M) {
+      return M.Global == Map.Global && M.BoxRows == Map.BoxRows &&
+             M.BoxCols == Map.BoxCols && M.Swizzle == Map.Swizzle &&
+             M.RowDim == Map.RowDim;
+    };
+    auto It = llvm::find_if(K.TmaMaps, Same);
+    K.TmaMapOf[&Op] = It - K.TmaMaps.begin();
+    if (It == K.TmaMaps.end())
+      K.TmaMaps.push_back(Map);
+    return;
   }
   case OpKind::Ldmatrix:
     Mark(Op.getOperand(0), false, true, 16);

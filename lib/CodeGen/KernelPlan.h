@@ -43,6 +43,15 @@ struct SharedSlot {
   int64_t Bytes;
 };
 
+/// A TMA tensor map over a global buffer: the launcher encodes it (dims
+/// from the buffer's type, row-major) and passes it to the kernel.
+struct TmaMap {
+  const ir::Value *Global;
+  int64_t BoxRows, BoxCols, Swizzle;
+  /// The dim the box's rows run along (the others but the last are 1).
+  int64_t RowDim;
+};
+
 struct KernelPlan {
   const ir::Operation *Op = nullptr;
   /// `<func>_kernel`, or `<func>_kernel<N>` when the func has several.
@@ -56,6 +65,10 @@ struct KernelPlan {
   /// The kernel runs wgmma: its shared memory starts on a 1024-byte
   /// boundary (the largest swizzle atom).
   bool Wgmma = false;
+  /// The tensor maps of its tma_loads, passed after the captures; each
+  /// tma_load's index into it.
+  std::vector<TmaMap> TmaMaps;
+  llvm::DenseMap<const ir::Operation *, unsigned> TmaMapOf;
   /// Accesses of buffers inside this kernel.
   llvm::DenseMap<const ir::Value *, BufferAccess> Access;
   /// The kernel has a grid barrier (T.sync_grid): it is launched

@@ -47,6 +47,34 @@ Expr hostArgValue(const LauncherArg &A, ExprEmitter &E, const Operation &Ctx) {
 
 const char *const InvalidArgument = "return TILEC_ERROR_INVALID_ARGUMENT;";
 
+/// The CUtensorMapDataType of a TMA element: the float types by name, the
+/// other types as unsigned integers of their width (a box only moves bits;
+/// its zero fill is zero in every type).
+const char *tmaDataType(DType T) {
+  switch (T) {
+  case DType::Float16:
+    return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
+  case DType::BFloat16:
+    return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
+  case DType::Float32:
+    return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+  case DType::Float64:
+    return "CU_TENSOR_MAP_DATA_TYPE_FLOAT64";
+  default:
+    break;
+  }
+  switch (bitWidth(T)) {
+  case 16:
+    return "CU_TENSOR_MAP_DATA_TYPE_UINT16";
+  case 32:
+    return "CU_TENSOR_MAP_DATA_TYPE_UINT32";
+  case 64:
+    return "CU_TENSOR_MAP_DATA_TYPE_UINT64";
+  default:
+    return "CU_TENSOR_MAP_DATA_TYPE_UINT8";
+  }
+}
+
 class LauncherEmitter {
 public:
   LauncherEmitter(const FuncPlan &Plan, DiagnosticEngine &Diags,
@@ -104,6 +132,7 @@ private:
   void emitCooperativeLaunch(const KernelPlan &K);
   void emitResidencyCheck(const KernelPlan &K);
   void emitSharedMemoryLimit(const KernelPlan &K);
+  std::vector<std::string> emitTensorMaps(const KernelPlan &K);
 
   const FuncPlan &Plan;
   CodeWriter &W;
@@ -280,6 +309,8 @@ void LauncherEmitter::emitCooperativeLaunch(const KernelPlan &K) {
       W.line(fmt::format("{} {} = {};", Type, Name, Arg.Text));
     Addresses.push_back("&" + Name);
   }
+  for (const std::string &Map : emitTensorMaps(K))
+    Addresses.push_back("(void *)&" + Map);
   std::string Args = Local.get("args");
   if (Addresses.empty())
     Addresses.push_back("NULL");
@@ -290,6 +321,50 @@ void LauncherEmitter::emitCooperativeLaunch(const KernelPlan &K) {
                      K.Threads[0], K.Threads[1], K.Threads[2], Args,
                      K.SharedBytes, D.Success));
   W.line("  " + fail("TILEC_ERROR_LAUNCH_FAILED"));
+}
+
+/// One CUtensorMap per map of \p K, encoded from its buffer's pointer and
+/// dims (row-major, innermost first for the driver); returns their names.
+std::vector<std::string> LauncherEmitter::emitTensorMaps(const KernelPlan &K) {
+  std::vector<std::string> Maps;
+  for (const TmaMap &Map : K.TmaMaps) {
+    const Type &T = Map.Global->getType();
+    int64_t Bytes = bitWidth(T.getDType()) / 8;
+    std::vector<std::string> Dims, Strides, Box;
+    std::string Stride = std::to_string(Bytes);
+    for (size_t D = T.rank(); D-- > 0;) {
+      const Dim &Ext = T.getDims()[D];
+      std::string Size = Ext.isStatic()
+                             ? std::to_string(Ext.getValue())
+                             : E.get(Plan.symbolArg(Ext.getSymbol())).Text;
+      Dims.push_back("(cuuint64_t)" + Size);
+      if (D + 1 != T.rank())
+        Strides.push_back(Stride);
+      Stride = fmt::format("{} * (cuuint64_t){}", Stride, Size);
+      Box.push_back(std::to_string(D + 1 == T.rank()          ? Map.BoxCols
+                                   : int64_t(D) == Map.RowDim ? Map.BoxRows
+                                                              : 1));
+    }
+    Maps.push_back(Names.get("tmap_" + captureName(Plan, Map.Global)));
+    std::string Swizzle =
+        Map.Swizzle ? fmt::format("CU_TENSOR_MAP_SWIZZLE_{}B", Map.Swizzle)
+                    : "CU_TENSOR_MAP_SWIZZLE_NONE";
+    W.line("CUtensorMap " + Maps.back() + ";");
+    W.open("");
+    W.line(fmt::format("const cuuint64_t dims[] = {{{}}};",
+                       fmt::join(Dims, ", ")));
+    W.line(fmt::format("const cuuint64_t strides[] = {{{}}};",
+                       fmt::join(Strides, ", ")));
+    W.line(
+        fmt::format("const cuuint32_t box[] = {{{}}};", fmt::join(Box, ", ")));
+    W.line(fmt::format("if (!tilec::tmaEncodeTiled(&{}, {}, {}, {}, dims, "
+                       "strides, box, {}))",
+                       Maps.back(), tmaDataType(T.getDType()), T.rank(),
+                       E.get(Map.Global).Text, Swizzle));
+    W.line("  " + fail("TILEC_ERROR_LAUNCH_FAILED"));
+    W.close();
+  }
+  return Maps;
 }
 
 void LauncherEmitter::emitLaunch(const KernelPlan &K) {
@@ -309,6 +384,8 @@ void LauncherEmitter::emitLaunch(const KernelPlan &K) {
     Params.push_back(Arg.Text);
   }
   W.open("");
+  for (std::string &Map : emitTensorMaps(K))
+    Params.push_back(Map);
   if (K.SharedBytes > 48 * 1024)
     emitSharedMemoryLimit(K);
   W.line(fmt::format("{}<<<dim3({}), dim3({}, {}, {}), {}, stream>>>({});",

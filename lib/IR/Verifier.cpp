@@ -321,6 +321,10 @@ bool Verifier::checkOp(const Operation &Op) {
   case OpKind::MBarrierWait:
   case OpKind::MBarrierExpectTx:
     return checkMBarrierUse(Op);
+  case OpKind::TmaLoad:
+    return checkTmaLoad(Op);
+  case OpKind::SetMaxNReg:
+    return checkSetMaxNReg(Op);
   default:
     return true;
   }

@@ -98,6 +98,8 @@ private:
   bool checkWgmmaSync(const Operation &Op);
   bool checkMBarrierInit(const Operation &Op);
   bool checkMBarrierUse(const Operation &Op);
+  bool checkTmaLoad(const Operation &Op);
+  bool checkSetMaxNReg(const Operation &Op);
   bool checkMBarrierBuffer(const Operation &Op, const Value *Buf);
   bool checkAccessIn(const Operation &Op, unsigned G, Scope S,
                      const llvm::Twine &What);

@@ -354,3 +354,58 @@ bool Verifier::checkWgmmaSync(const Operation &Op) {
     return fail(Op, "requires a non-negative integer attribute 'pending'");
   return checkInKernel(Op);
 }
+
+/// tma_load %dst[..], %src[..][, %bar[%i]] {box = [BO, BI], swizzle = S,
+/// dst_offsets = [..], src_offsets = [..]}: one or more boxes of a global
+/// tensor (rank >= 2) into shared memory, completing on an mbarrier.
+bool Verifier::checkTmaLoad(const Operation &Op) {
+  unsigned Groups = Op.getNumGroups();
+  if (Groups != 2 && Groups != 3)
+    return fail(Op, "expects operands %dst[...], %src[...][, %bar[%i]]");
+  if (!checkAccessIn(Op, 0, Scope::Shared, "destination") ||
+      !checkAccessIn(Op, 1, Scope::Global, "source"))
+    return false;
+  if (Groups == 3 && (!checkMBarrierBuffer(Op, Op.getGroup(2)[0]) ||
+                      !checkAccess(Op, 2, false, "barrier")))
+    return false;
+  DType T = Op.getOperand(0)->getType().getDType();
+  if (T != Op.getGroup(1)[0]->getType().getDType() || bitWidth(T) % 8 != 0)
+    return fail(Op, "source and destination must have one whole-byte "
+                    "element type");
+  if (Op.getGroup(1)[0]->getType().rank() < 2 ||
+      Op.getGroup(1)[0]->getType().rank() > 5)
+    return fail(Op, "source must have rank 2 to 5");
+  auto Box = Op.getIntArrayAttr("box");
+  int64_t Swizzle = Op.getIntAttr("swizzle").value_or(-1);
+  if (!Box || Box->size() != 2 || (*Box)[0] < 1 || (*Box)[0] > 256 ||
+      (*Box)[1] < 1 || (*Box)[1] > 256)
+    return fail(Op, "requires attribute 'box' of two extents in [1, 256]");
+  int64_t InnerBytes = (*Box)[1] * bitWidth(T) / 8;
+  if (Swizzle != 0 && Swizzle != 32 && Swizzle != 64 && Swizzle != 128)
+    return fail(Op, "attribute 'swizzle' must be 0, 32, 64 or 128");
+  if (InnerBytes % 16 != 0 || (Swizzle && InnerBytes > Swizzle))
+    return fail(Op, "the box's inner extent must be a multiple of 16 bytes "
+                    "and at most the swizzle span");
+  int64_t SrcRank = Op.getGroup(1)[0]->getType().rank();
+  if (Op.getIntAttr("row_dim").value_or(0) < 0 ||
+      Op.getIntAttr("row_dim").value_or(0) > SrcRank - 2)
+    return fail(Op, "attribute 'row_dim' must name a dim before the last");
+  auto DstOffsets = Op.getIntArrayAttr("dst_offsets");
+  auto SrcOffsets = Op.getIntArrayAttr("src_offsets");
+  if (!DstOffsets || !SrcOffsets || DstOffsets->empty() ||
+      SrcOffsets->size() != 2 * DstOffsets->size())
+    return fail(Op, "requires 'dst_offsets' (one per box) and 'src_offsets' "
+                    "(two per box)");
+  return checkInKernel(Op);
+}
+
+/// set_max_nreg {regs = N, inc = true|false}: N a multiple of 8 in
+/// [24, 256].
+bool Verifier::checkSetMaxNReg(const Operation &Op) {
+  int64_t Regs = Op.getIntAttr("regs").value_or(0);
+  if (Regs < 24 || Regs > 256 || Regs % 8 != 0 ||
+      !Op.getBoolAttr("inc").has_value())
+    return fail(Op, "requires 'regs', a multiple of 8 in [24, 256], and a "
+                    "boolean 'inc'");
+  return checkInKernel(Op);
+}

@@ -286,6 +286,11 @@ void Interp::buildPrimFunc(FunctionObj &F, llvm::StringRef Name,
   auto OutIdx = normalizeOutIdx(*this, Traits, Names.size(), F.NameRange);
   ir::Operation *Func =
       createFuncOp(*this, FS, Name, Names, Types, OutIdx, F.Def->getRange());
+  // TileLang's pass configs that tilec follows, as func attributes.
+  for (const std::string &Config : Traits.PassConfigs)
+    Func->setAttr(Config == "tl.disable_tma_lower" ? "no_tma"
+                                                   : "no_warp_specialize",
+                  ir::Attribute::boolean(true));
   auto Body = std::make_unique<Frame>();
   Body->Locals = std::make_shared<Scope>(F.Closure);
   Body->FuncName = F.Name;

@@ -274,6 +274,9 @@ void buildFactory(Interp &I, FunctionObj &F, const std::string &Name,
   FunctionTraits Traits = PF->Traits;
   if (F.Traits.HasOutIdx)
     Traits.OutIdx = F.Traits.OutIdx;
+  Traits.PassConfigs.insert(Traits.PassConfigs.end(),
+                            F.Traits.PassConfigs.begin(),
+                            F.Traits.PassConfigs.end());
   I.buildPrimFunc(*PF, Name, Traits);
 }
 

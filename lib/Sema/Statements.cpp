@@ -769,6 +769,25 @@ static void readOutIdx(Interp &I, const CallExpr *C, FunctionTraits &T) {
   }
 }
 
+/// `pass_configs=` of a jit decorator: the switches tilec follows that are
+/// set true; the others (and values not known at compile time) are ignored.
+static void readPassConfigs(Interp &I, const CallExpr *C, FunctionTraits &T) {
+  for (const Keyword &K : C->Keywords) {
+    if (K.Name != "pass_configs")
+      continue;
+    Value V = I.eval(K.Value.get());
+    if (!V.isDict())
+      return;
+    for (const auto &[Key, Val] : V.getDict().Items) {
+      bool Known =
+          Key.isStr() && (Key.getStr() == "tl.disable_tma_lower" ||
+                          Key.getStr() == "tl.disable_warp_specialized");
+      if (Known && I.truthy(Val, K.Value->getRange()).value_or(false))
+        T.PassConfigs.push_back(Key.getStr());
+    }
+  }
+}
+
 /// `configs=` of an autotune decorator: a list of dicts, or of tuples
 /// matched to the factory's parameters by position (TileLang accepts
 /// both). Kept as written; the binder picks one (--config N).
@@ -803,8 +822,10 @@ static void applyDecorators(Interp &I, const FunctionDefStmt *D,
       T.IsPrimFunc = true;
     } else if (ID == BuiltinID::TLJit) {
       T.IsJit = true;
-      if (Call)
+      if (Call) {
         readOutIdx(I, Call, T);
+        readPassConfigs(I, Call, T);
+      }
     } else if (Call && isAutotune(Call->Callee.get())) {
       readConfigs(I, Call, T);
     } else if (ID != BuiltinID::TMacro) {

@@ -209,7 +209,10 @@ Value sema::tCopy(Interp &I, BoundArgs &A) {
         << formatExtentList(Src->ExtText) << formatExtentList(Dst->ExtText);
     return Value::poison();
   }
-  I.B.createCopy(Src->R, Dst->R);
+  ir::Operation *Copy = I.B.createCopy(Src->R, Dst->R);
+  // disable_tma=True: lower-tma leaves the copy to cp.async.
+  if (I.truthy(A[3], A.range(3)).value_or(false))
+    Copy->setAttr("disable_tma", ir::Attribute::boolean(true));
   return Value::none();
 }
 
@@ -717,6 +720,19 @@ Value sema::tUseSwizzle(Interp &I, BoundArgs &A) {
     return Value::poison();
   }
   I.B.createUseSwizzle(*Panel, A[1].getStr(), *Enable);
+  return Value::none();
+}
+
+/// T.no_set_max_nreg() / T.disable_warp_group_reg_alloc() in a kernel: it
+/// gets `no_set_max_nreg`, so that warp specialization moves no registers
+/// between warpgroups (outside a kernel there is nothing to mark).
+Value sema::tNoSetMaxNReg(Interp &I, BoundArgs &A) {
+  ir::Operation *Parent = I.B.getInsertionBlock()->getParentOp();
+  ir::Operation *Kernel = Parent->is(ir::OpKind::Kernel)
+                              ? Parent
+                              : Parent->getParentOfKind(ir::OpKind::Kernel);
+  if (Kernel)
+    Kernel->setAttr("no_set_max_nreg", ir::Attribute::boolean(true));
   return Value::none();
 }
 

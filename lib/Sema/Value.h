@@ -174,6 +174,9 @@ struct FunctionTraits {
   /// `@tilelang.jit(out_idx=[...])`, as written (may be negative).
   std::vector<int64_t> OutIdx;
   bool HasOutIdx = false;
+  /// `@tilelang.jit(pass_configs={...})`: the switches set true that tilec
+  /// follows (`tl.disable_tma_lower`, `tl.disable_warp_specialized`).
+  std::vector<std::string> PassConfigs;
   /// `@autotune(configs=...)` / `@tilelang.autotune(configs=...)`: the
   /// configurations (dicts of parameter values); None without the decorator.
   std::shared_ptr<std::vector<Value>> Configs;

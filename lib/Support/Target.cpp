@@ -9,6 +9,8 @@ Target make(const char *Name, Target::Backend Kind, int Sm, int64_t Smem,
             int WarpSize, int NumSMs, bool Wgmma = false) {
   Target T;
   T.Wgmma = Wgmma;
+  T.Tma = Wgmma;
+  T.WarpSpecialize = Wgmma;
   T.NumSMs = NumSMs;
   T.Name = Name;
   T.Kind = Kind;

@@ -114,7 +114,7 @@ namespace {
 bool isElementAccess(const Operation &Op) {
   return Op.is(OpKind::Load) || Op.is(OpKind::Store) || Op.is(OpKind::VCopy) ||
          Op.is(OpKind::CpAsync) || Op.is(OpKind::Ldmatrix) ||
-         Op.is(OpKind::Wgmma) ||
+         Op.is(OpKind::Wgmma) || Op.is(OpKind::TmaLoad) ||
          (Op.is(OpKind::Atomic) &&
           !Op.getGroup(1).front()->getType().isBuffer());
 }

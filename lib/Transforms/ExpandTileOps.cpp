@@ -49,6 +49,8 @@ public:
     if (!Src || !Dst)
       return false;
     auto [Loop, Ivs] = makeLoop(*Src);
+    if (Op.getBoolAttr("disable_tma").value_or(false))
+      Loop->setAttr("disable_tma", Attribute::boolean(true));
     Builder::InsertionGuard G(B);
     B.setInsertionPointToEnd(Loop->getBody());
     auto SrcIdx = indices(*Src, Ivs), DstIdx = indices(*Dst, Ivs);

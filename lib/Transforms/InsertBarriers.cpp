@@ -197,8 +197,10 @@ bool groupIsWritten(const Operation &Op, unsigned G) {
 AccessSet accessesOf(Operation &Op) {
   AccessSet Result;
   // A layout annotation names the buffer without touching its elements;
-  // mbarrier operations synchronize through their own atomics.
-  if (Op.is(OpKind::AnnotateLayout) || isMBarrierOp(Op))
+  // mbarrier operations synchronize through their own atomics; a TMA load
+  // is ordered by the mbarriers its pipeline waits on (lower-pipelined).
+  if (Op.is(OpKind::AnnotateLayout) || isMBarrierOp(Op) ||
+      Op.is(OpKind::TmaLoad))
     return Result;
   bool ElementOp = Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
                    Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||

@@ -1,7 +1,6 @@
 //===- LowerPipelined.cpp - Software pipelining of T.Pipelined loops ------===//
 
 #include "LowerPipelined.h"
-#include "Divergence.h"
 #include "PipelineSchedule.h"
 #include "PlanSharedMemory.h"
 #include "PredicatedCopy.h"
@@ -10,6 +9,7 @@
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <algorithm>
 #include <numeric>
 
@@ -108,7 +108,7 @@ public:
   /// False after an error was reported.
   bool run() {
     Stages = Loop.getIntAttr("num_stages").value_or(0);
-    if (Stages < 1 || !canPipeline())
+    if (Stages < 1 || !canSoftwarePipeline(Loop, Step))
       return makeSerial(Loop), true;
     PB = analyzePipelineBody(Loop);
     if (!chooseProducers() || !checkOrder())
@@ -118,6 +118,25 @@ public:
         Ctx.Tgt.AsyncCopy && llvm::any_of(Producers, [&](unsigned I) {
           return hasAsyncCopy(*PB.Items[I].head());
         });
+    bool AnyTma = llvm::any_of(Producers, [&](unsigned I) {
+      return PB.Items[I].head()->is(OpKind::TmaLoad);
+    });
+    if (AnyTma) {
+      if (!llvm::all_of(Producers, [&](unsigned I) {
+            return PB.Items[I].head()->is(OpKind::TmaLoad);
+          })) {
+        error("its TMA copies cannot be mixed with other copies");
+        return false;
+      }
+      for (unsigned I : Producers)
+        Staged.insert(PB.Items[I].Prod->Dsts.begin(),
+                      PB.Items[I].Prod->Dsts.end());
+      if (!fitsSharedMemory())
+        return false;
+      emitTmaPipeline();
+      makeSerial(Loop);
+      return true;
+    }
     if (Producers.empty() || (Stages == 1 && !AnyAsync))
       return makeSerial(Loop), true;
     if (Stages > 1) {
@@ -151,6 +170,11 @@ private:
   std::vector<unsigned> Sequence;
   /// The multi-buffered shared buffers.
   llvm::SmallSetVector<Value *, 4> Staged;
+  /// TMA pipelines: the mbarrier arrays and the block's thread count.
+  Value *Full = nullptr, *Empty = nullptr;
+  int64_t NumThreads = 1;
+  /// The wgmma_wait {0} after a loop whose group stays in flight.
+  Operation *DrainWait = nullptr;
 
   std::vector<unsigned> producerItems() const {
     std::vector<unsigned> Result;
@@ -162,43 +186,6 @@ private:
 
   void error(const std::string &Message) {
     Ctx.Diags.report(Loop.getLoc(), diag::err_bad_pipeline) << Message;
-  }
-
-  /// A positive constant step, no break/continue of this loop, and a loop
-  /// every thread runs the same way (the schedule has barriers).
-  bool canPipeline() {
-    auto S = matchConstantInt(Loop.getOperand(2));
-    if (!S || *S <= 0 || !Loop.getParentOfKind(OpKind::Kernel))
-      return false;
-    Step = *S;
-    bool Exits = false, UserSync = false;
-    Loop.walk([&](Operation &Op) {
-      // The user synchronizes this loop's roles with mbarriers: issuing
-      // copies early would bypass them.
-      UserSync |= Op.is(OpKind::MBarrierWait) ||
-                  Op.is(OpKind::MBarrierArrive) ||
-                  (Op.is(OpKind::If) && Op.hasAttr("thread_range"));
-      if (!Op.is(OpKind::Break) && !Op.is(OpKind::Continue))
-        return;
-      Operation *P = Op.getParentOp();
-      while (P != &Loop && !P->is(OpKind::For) && !P->is(OpKind::While))
-        P = P->getParentOp();
-      Exits |= P == &Loop;
-    });
-    if (Exits || UserSync)
-      return false;
-    // The schedule puts barriers in the loop: every thread must reach them.
-    Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
-    if (!Kernel)
-      return false;
-    Divergence Div(*Kernel);
-    for (Operation *P = &Loop; P != Kernel; P = P->getParentOp()) {
-      bool Uniform = (P->is(OpKind::For) || P->is(OpKind::If)) &&
-                     !Div.anyDivergent(P->getOperands());
-      if (!Uniform)
-        return false;
-    }
-    return true;
   }
 
   /// Without order/stage: every hoistable copy is a producer, in body
@@ -321,8 +308,8 @@ private:
 
   /// Clones producer item \p I for iteration \p K at \p B, under
   /// `if Cond` when Cond is given, writing stage \p Stage when given.
-  void emitProducer(Builder &B, unsigned I, Value *K, Value *Cond,
-                    Value *Stage) {
+  Operation *emitProducer(Builder &B, unsigned I, Value *K, Value *Cond,
+                          Value *Stage) {
     Builder Inner = B;
     if (Cond)
       Inner.setInsertionPointToEnd(B.createIf(Cond)->getBody());
@@ -339,8 +326,11 @@ private:
         for (Value *Dst : Item.Prod->Dsts)
           prependIndex(*Op, Dst, Stage);
     }
+    if (Copy->is(OpKind::TmaLoad))
+      return Copy;
     if (Ctx.Tgt.AsyncCopy)
       makeAsync(*Copy);
+    return nullptr;
   }
 
   /// Without asynchronous copies (AMD) the copies are complete when they
@@ -399,11 +389,8 @@ private:
                : B.createBinary(OpKind::FloorDiv, N, B.createConstInt(Step));
   }
 
-  /// prologue; for k { wait S-2; barrier; [if k + (S-1)*step < hi]
-  /// producers(k + S-1) into stage (it + S-1) % S; commit; consumers(k)
-  /// reading stage it % S }; wait 0
-  void emitMultiStage() {
-    auto Uses = consumerUses();
+  /// Gives every staged buffer a leading dim of Stages.
+  void stageBuffers() {
     for (Value *Buf : Staged) {
       std::vector<Dim> Dims = {Dim(Stages)};
       for (const Dim &D : Buf->getType().getDims())
@@ -411,6 +398,14 @@ private:
       Buf->setType(
           Type::buffer(Scope::Shared, Dims, Buf->getType().getDType()));
     }
+  }
+
+  /// prologue; for k { wait S-2; barrier; [if k + (S-1)*step < hi]
+  /// producers(k + S-1) into stage (it + S-1) % S; commit; consumers(k)
+  /// reading stage it % S }; wait 0
+  void emitMultiStage() {
+    auto Uses = consumerUses();
+    stageBuffers();
     Builder B;
     B.setLoc(Loop.getLoc());
     B.setInsertionPoint(&Loop);
@@ -434,6 +429,339 @@ private:
       prependIndex(*Op, Buf, StageK);
     B.setInsertionPointAfter(&Loop);
     createWait(B, 0);
+  }
+
+  //===--- TMA pipelines (sm_90) ------------------------------------------===//
+
+  /// A ring of Stages stages, each with a `full` mbarrier (one arrival of
+  /// the issuing thread plus the TMA bytes) and an `empty` one (one arrival
+  /// of every thread once it is done reading the stage):
+  ///   init; barrier
+  ///   for s in [0, S): [if lo + s*step < hi] if leader: load(s) into s
+  ///   for k: wait full[it % S] (parity it / S); consumers(it % S);
+  ///          release(it % S): arrive empty; if k + S*step < hi and leader:
+  ///            wait empty (same parity); load(k + S*step) into it % S
+  /// When the consumers end with one wgmma group that nothing else in the
+  /// loop touches (and S >= 2), its wait keeps one group in flight, and
+  /// the stage released is the previous iteration's (it - 1) % S, refilled
+  /// with k + (S-1)*step; a wgmma_wait {0} follows the loop. No block
+  /// barrier runs in the loop.
+  void emitTmaPipeline() {
+    Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
+    std::vector<Operation *> Consumer;
+    // TileLang's pass config tl.disable_warp_specialized (Sema).
+    Operation *Func = Kernel->getParentOfKind(OpKind::Func);
+    bool Off = Func && Func->getBoolAttr("no_warp_specialize").value_or(false);
+    int64_t Threads = Ctx.Tgt.WarpSpecialize && !Off
+                          ? warpSpecializable(*Kernel, Consumer)
+                          : 0;
+    auto Uses = consumerUses();
+    stageBuffers();
+    Builder B;
+    B.setLoc(Loop.getLoc());
+    Value *Leader = nullptr;
+    if (Threads) {
+      B.setInsertionPointToStart(Kernel->getBody());
+      NumThreads = Threads;
+      createBarriers(B, B.createCmp(CmpPred::Eq, B.createThreadId(0),
+                                    B.createConstInt(0)));
+    } else {
+      B.setInsertionPoint(&Loop);
+      Leader = leaderCondition(B);
+      createBarriers(B, Leader);
+      emitTmaPrologue(B, Leader);
+    }
+    rewriteConsumerLoop(B, Uses, Leader);
+    if (Threads)
+      splitRoles(*Kernel, Threads, Consumer);
+    eraseProducers();
+  }
+
+  /// The loop reads its stage once full, then releases a stage (refilled
+  /// by \p Leader when given: the pipeline without a producer role).
+  void
+  rewriteConsumerLoop(Builder &B,
+                      const std::vector<std::pair<Operation *, Value *>> &Uses,
+                      Value *Leader) {
+    B.setInsertionPointToStart(Body);
+    Value *It = iterationNumber(B);
+    Value *SC = B.createConstInt(Stages);
+    Value *StageK = B.createBinary(OpKind::FloorMod, It, SC);
+    B.create(OpKind::MBarrierWait,
+             {Full, StageK, B.createBinary(OpKind::FloorDiv, It, SC)}, {2, 1},
+             {});
+    for (Operation *Op : PB.FreeOps)
+      Op->moveToEnd(Body);
+    for (unsigned I : Sequence)
+      if (!IsProducer[I])
+        for (Operation *Op : PB.Items[I].Ops)
+          Op->moveToEnd(Body);
+    for (auto &[Op, Buf] : Uses)
+      prependIndex(*Op, Buf, StageK);
+    Operation *GroupWait = Stages >= 2 ? overlappableWgmmaWait() : nullptr;
+    B.setInsertionPointToEnd(Body);
+    if (!GroupWait)
+      return releaseStage(B, It, Stages * Step, Leader);
+    GroupWait->setAttr("pending", Attribute::integer(1));
+    Value *Started = B.createCmp(CmpPred::Ge, It, B.createConstInt(1));
+    B.setInsertionPointToEnd(B.createIf(Started)->getBody());
+    releaseStage(B, B.createBinary(OpKind::Sub, It, B.createConstInt(1)),
+                 (Stages - 1) * Step, Leader);
+    B.setInsertionPointAfter(&Loop);
+    DrainWait = B.create(OpKind::WgmmaWait, GroupWait->getOperands(),
+                         GroupWait->getSegments(), {},
+                         {{"pending", Attribute::integer(0)}});
+  }
+
+  void eraseProducers() {
+    for (unsigned I : producerItems())
+      PB.Items[I].head()->erase();
+  }
+
+  /// Thread (0, 0, 0) issues the TMA loads.
+  Value *leaderCondition(Builder &B) {
+    Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
+    std::vector<int64_t> Threads = *Kernel->getIntArrayAttr("threads");
+    NumThreads = 1;
+    Value *Cond = nullptr;
+    for (unsigned D = 0; D != Threads.size(); ++D) {
+      NumThreads *= Threads[D];
+      if (Threads[D] == 1)
+        continue;
+      Value *Zero =
+          B.createCmp(CmpPred::Eq, B.createThreadId(D), B.createConstInt(0));
+      Cond = Cond ? B.createBinary(OpKind::And, Cond, Zero) : Zero;
+    }
+    return Cond ? Cond : B.createConstBool(true);
+  }
+
+  /// The full and empty mbarrier arrays, initialized by the leader and
+  /// published by a block barrier.
+  void createBarriers(Builder &B, Value *Leader) {
+    Type T = Type::buffer(Scope::Shared, {Dim(Stages)}, DType::UInt64);
+    Full = B.createAlloc(T, "tma_full");
+    Empty = B.createAlloc(T, "tma_empty");
+    for (Value *Bars : {Full, Empty})
+      Bars->getDefiningOp()->setAttr("mbarrier", Attribute::boolean(true));
+    Builder Then = B;
+    Then.setInsertionPointToEnd(B.createIf(Leader)->getBody());
+    Then.create(
+        OpKind::MBarrierInit, {Full}, {1}, {},
+        {{"counts", Attribute::intArray(std::vector<int64_t>(Stages, 1))}});
+    Then.create(OpKind::MBarrierInit, {Empty}, {1}, {},
+                {{"counts", Attribute::intArray(
+                                std::vector<int64_t>(Stages, NumThreads))}});
+    B.create(OpKind::Barrier, {}, {}, {});
+  }
+
+  /// for s in [0, S): [if lo + s*step < hi] if leader: load(s) into s
+  void emitTmaPrologue(Builder &B, Value *Leader) {
+    Value *Lo = Loop.getOperand(0), *Hi = Loop.getOperand(1);
+    auto LoC = matchConstantInt(Lo), HiC = matchConstantInt(Hi);
+    for (int64_t S = 0; S < Stages; ++S) {
+      if (LoC && HiC && *LoC + S * Step >= *HiC)
+        break;
+      Value *K = LoC      ? B.createConstInt(*LoC + S * Step)
+                 : S == 0 ? Lo
+                          : B.createBinary(OpKind::Add, Lo,
+                                           B.createConstInt(S * Step));
+      Value *Cond = LoC && HiC
+                        ? Leader
+                        : B.createBinary(OpKind::And, Leader,
+                                         B.createCmp(CmpPred::Lt, K, Hi));
+      Builder Then = B;
+      Then.setInsertionPointToEnd(B.createIf(Cond)->getBody());
+      issueLoads(Then, K, B.createConstInt(S));
+    }
+  }
+
+  /// expect_tx full[Stage]; the producers' loads of iteration K into
+  /// Stage, completing on full[Stage]; the leader's arrival.
+  void issueLoads(Builder &B, Value *K, Value *Stage) {
+    int64_t Bytes = 0;
+    for (unsigned I : producerItems()) {
+      const Operation &Tma = *PB.Items[I].head();
+      std::vector<int64_t> Box = *Tma.getIntArrayAttr("box");
+      Bytes += int64_t(Tma.getIntArrayAttr("dst_offsets")->size()) * Box[0] *
+               Box[1] * bitWidth(Tma.getOperand(0)->getType().getDType()) / 8;
+    }
+    B.create(OpKind::MBarrierExpectTx, {Full, Stage, B.createConstInt(Bytes)},
+             {2, 1}, {});
+    for (unsigned I : producerItems()) {
+      Operation *Tma = emitProducer(B, I, K, nullptr, Stage);
+      std::vector<Value *> Operands(Tma->getOperands().begin(),
+                                    Tma->getOperands().end());
+      std::vector<unsigned> Segments(Tma->getSegments().begin(),
+                                     Tma->getSegments().end());
+      Operands.push_back(Full);
+      Operands.push_back(Stage);
+      Segments.push_back(2);
+      Tma->setOperands(Operands, Segments);
+    }
+    B.create(OpKind::MBarrierArrive, {Full, Stage}, {2}, {});
+  }
+
+  /// Iteration \p It is done with its stage: every thread arrives on its
+  /// empty barrier; the leader (when given) waits for all of them and
+  /// refills the stage with iteration (its k) + \p Ahead (when that is in
+  /// the loop).
+  void releaseStage(Builder &B, Value *It, int64_t Ahead, Value *Leader) {
+    Value *SC = B.createConstInt(Stages);
+    Value *Stage = B.createBinary(OpKind::FloorMod, It, SC);
+    B.create(OpKind::MBarrierArrive, {Empty, Stage}, {2}, {});
+    if (!Leader)
+      return;
+    Value *Next = B.createBinary(OpKind::Add, IV, B.createConstInt(Ahead));
+    Value *Cond = B.createBinary(
+        OpKind::And, B.createCmp(CmpPred::Lt, Next, Loop.getOperand(1)),
+        Leader);
+    Builder Then = B;
+    Then.setInsertionPointToEnd(B.createIf(Cond)->getBody());
+    Then.create(OpKind::MBarrierWait,
+                {Empty, Stage, Then.createBinary(OpKind::FloorDiv, It, SC)},
+                {2, 1}, {});
+    issueLoads(Then, Next, Stage);
+  }
+
+  //===--- Warp specialization --------------------------------------------===//
+
+  /// The block's thread count T when a producer warpgroup can be added to
+  /// it for this loop, else 0; \p Consumer gets the kernel's top-level ops
+  /// that go into the consumers' role (all but allocs and the pure ops the
+  /// producer may need). Needs: the loop at the kernel's top level, a 1-D
+  /// block of at least two warpgroups with room for one more (a block of
+  /// one warpgroup fits several per SM; a producer warpgroup, as large in
+  /// registers, would halve them: measured 0.6x on a 128x128 tile), and no
+  /// synchronization or thread roles of the program's own.
+  int64_t warpSpecializable(Operation &Kernel,
+                            std::vector<Operation *> &Consumer) {
+    std::vector<int64_t> Threads = *Kernel.getIntArrayAttr("threads");
+    int64_t T = Threads[0];
+    if (Loop.getParentOp() != &Kernel || T % 128 || T < 256 || T + 128 > 1024 ||
+        llvm::any_of(llvm::drop_begin(Threads),
+                     [](int64_t N) { return N != 1; }))
+      return 0;
+    bool Own = false;
+    Kernel.walk([&](Operation &Op) {
+      Own |= Op.is(OpKind::Barrier) || Op.is(OpKind::MBarrierInit) ||
+             (Op.is(OpKind::If) && Op.hasAttr("thread_range")) ||
+             (Op.is(OpKind::TmaLoad) && !Loop.isAncestorOf(&Op)) ||
+             (Op.is(OpKind::For) && &Op != &Loop &&
+              Op.getStringAttr("kind") == llvm::StringRef("pipelined"));
+    });
+    if (Own)
+      return 0;
+    llvm::SmallPtrSet<Value *, 16> Moved;
+    for (Operation &Op : Kernel.getBody()) {
+      bool Keep = (Op.is(OpKind::Alloc) || isPureScalarOp(Op)) &&
+                  llvm::none_of(Op.getOperands(),
+                                [&](Value *V) { return Moved.count(V); });
+      if (Keep)
+        continue;
+      Consumer.push_back(&Op);
+      for (unsigned R = 0; R != Op.getNumResults(); ++R)
+        Moved.insert(Op.getResult(R));
+    }
+    bool ProducerSees = llvm::none_of(Loop.getOperands(),
+                                      [&](Value *V) { return Moved.count(V); });
+    for (unsigned I : producerItems()) {
+      std::vector<Operation *> Ops = PB.Items[I].Prod->Slice;
+      Ops.push_back(PB.Items[I].head());
+      for (Operation *Op : Ops)
+        ProducerSees &= llvm::none_of(Op->getOperands(),
+                                      [&](Value *V) { return Moved.count(V); });
+    }
+    return ProducerSees ? T : 0;
+  }
+
+  /// Adds the producer warpgroup [T, T + 128): its first thread loads
+  /// every iteration's stage once the consumers released it,
+  ///   for k: [if it >= S: wait empty[it % S], parity it / S - 1]
+  ///          expect_tx full[it % S]; loads(k) into it % S; arrive
+  /// and moves \p Consumer into the role of threads [0, T).
+  void splitRoles(Operation &Kernel, int64_t T,
+                  const std::vector<Operation *> &Consumer) {
+    std::vector<int64_t> Threads = *Kernel.getIntArrayAttr("threads");
+    Threads[0] = T + 128;
+    Kernel.setAttr("threads", Attribute::intArray(Threads));
+    Builder B(Kernel.getBody());
+    B.setLoc(Loop.getLoc());
+    Value *Tx = B.createThreadId(0);
+    Value *TC = B.createConstInt(T);
+    Operation *Producer = B.createIf(B.createCmp(CmpPred::Ge, Tx, TC));
+    Producer->setAttr("thread_range", Attribute::intArray({T, 128}));
+    Operation *Consumers = B.createIf(B.createCmp(CmpPred::Lt, Tx, TC));
+    Consumers->setAttr("thread_range", Attribute::intArray({0, T}));
+    if (T == 256 && !Kernel.getBoolAttr("no_set_max_nreg").value_or(false)) {
+      // ptxas gives a 384-thread block 168 registers per thread; the
+      // producer returns 128 of them per thread, the consumers take them.
+      B.setInsertionPointToEnd(Producer->getBody());
+      B.create(OpKind::SetMaxNReg, {}, {}, {},
+               {{"regs", Attribute::integer(40)},
+                {"inc", Attribute::boolean(false)}});
+      B.setInsertionPointToEnd(Consumers->getBody());
+      B.create(OpKind::SetMaxNReg, {}, {}, {},
+               {{"regs", Attribute::integer(232)},
+                {"inc", Attribute::boolean(true)}});
+    }
+    for (Operation *Op : Consumer) {
+      Op->moveToEnd(Consumers->getBody());
+      if (Op == &Loop && DrainWait)
+        DrainWait->moveToEnd(Consumers->getBody());
+    }
+    B.setInsertionPointToEnd(Producer->getBody());
+    B.setInsertionPointToEnd(
+        B.createIf(B.createCmp(CmpPred::Eq, Tx, TC))->getBody());
+    Operation *Fill = B.createFor(Loop.getOperand(0), Loop.getOperand(1),
+                                  Loop.getOperand(2), "serial", "kp");
+    B.setInsertionPointToEnd(Fill->getBody());
+    Value *K = Fill->getBody().getArgument(0);
+    Value *Lo = Loop.getOperand(0);
+    Value *N = isConstantInt(Lo, 0) ? K : B.createBinary(OpKind::Sub, K, Lo);
+    Value *It =
+        Step == 1 ? N
+                  : B.createBinary(OpKind::FloorDiv, N, B.createConstInt(Step));
+    Value *SC = B.createConstInt(Stages);
+    Value *Stage = B.createBinary(OpKind::FloorMod, It, SC);
+    Builder Reuse = B;
+    Reuse.setInsertionPointToEnd(
+        B.createIf(B.createCmp(CmpPred::Ge, It, SC))->getBody());
+    Reuse.create(OpKind::MBarrierWait,
+                 {Empty, Stage,
+                  Reuse.createBinary(
+                      OpKind::Add, Reuse.createBinary(OpKind::FloorDiv, It, SC),
+                      Reuse.createConstInt(1))},
+                 {2, 1}, {});
+    issueLoads(B, K, Stage);
+  }
+
+  /// The body's wgmma_wait {pending = 0} closing its one wgmma group
+  /// (wgmma_fence ... wgmma_wait, both at its top level), when nothing in
+  /// the loop outside the group touches the group's registers; null
+  /// otherwise.
+  Operation *overlappableWgmmaWait() {
+    Operation *Fence = nullptr, *Wait = nullptr;
+    int Count = 0;
+    Loop.walk([&](Operation &Op) {
+      Count += Op.is(OpKind::WgmmaFence) || Op.is(OpKind::WgmmaWait);
+    });
+    for (Operation &Op : Body) {
+      if (Op.is(OpKind::WgmmaFence))
+        Fence = &Op;
+      else if (Op.is(OpKind::WgmmaWait) && Fence)
+        Wait = &Op;
+    }
+    if (Count != 2 || !Wait || Wait->getIntAttr("pending") != 0)
+      return nullptr;
+    llvm::SmallPtrSet<Operation *, 32> Group;
+    for (Operation *Op = Fence; Op != Wait->getNextNode();
+         Op = Op->getNextNode())
+      Op->walk([&](Operation &Inner) { Group.insert(&Inner); });
+    for (Value *Regs : Fence->getOperands())
+      for (const Use &U : Regs->getUses())
+        if (Loop.isAncestorOf(U.User) && !Group.count(U.User))
+          return nullptr;
+    return Wait;
   }
 
   /// for k { producers(k); commit; wait 0; barrier; consumers(k); barrier }

@@ -33,13 +33,27 @@
 //   S-1 the rest, issued in `order`; other assignments are errors
 //   (err_bad_pipeline), as is shared memory over the target's limit after
 //   staging (err_shared_memory_limit).
+//   TMA (sm_90): when the producers are tma_loads (lower-tma), a ring of S
+//   stages with full/empty mbarrier arrays instead (docs/pipeline.md):
+//   thread 0 fills every stage first (expect_tx, the loads, its arrival);
+//   each iteration waits for its stage's full barrier (parity it / S),
+//   runs the consumers, and releases a stage: every thread arrives on its
+//   empty barrier, and thread 0, once all have, refills it. With one wgmma
+//   group in the consumers (S >= 2) the group stays in flight
+//   (wgmma_wait {1}) and the stage released is the previous iteration's.
+//   With warp specialization (Target::WarpSpecialize, unless the func has
+//   `no_warp_specialize`), a loop at the kernel's top level in a 1-D block
+//   of T >= 256 threads gets a producer warpgroup [T, T + 128) whose first
+//   thread issues all loads; the rest of the kernel but allocs and pure
+//   index ops becomes the consumers' role block [0, T).
 //   Loops without producers, with S = 0, a non-constant step, a
 //   break/continue, or under thread-dependent control flow run serially
 //   (correct, not overlapped).
 // Guarantees: no `pipelined` loop remains (all become `serial`); the data
 //   of iteration it is read from stage it % S only after the wait and the
-//   barrier that follow its copies; every barrier is reached by all
-//   threads.
+//   barrier (TMA: the full mbarrier) that follow its copies; a TMA stage is
+//   refilled only after every consumer released it; every barrier is
+//   reached by all threads; every tma_load has its mbarrier.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TRANSFORMS_LOWERPIPELINED_H

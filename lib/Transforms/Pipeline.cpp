@@ -16,6 +16,7 @@
 #include "FuseParallel.h"
 #include "GemmLayout.h"
 #include "Hopper/InsertProxyFences.h"
+#include "Hopper/LowerTma.h"
 #include "Hopper/LowerWgmma.h"
 #include "Hopper/OverlapWgmma.h"
 #include "Hopper/WgmmaLayout.h"
@@ -64,6 +65,7 @@ void tilec::registerAllPasses() {
   registerPass("report-bank-conflicts", createReportBankConflictsPass);
   registerPass("wgmma-layout", createWgmmaLayoutPass);
   registerPass("lower-wgmma", createLowerWgmmaPass);
+  registerPass("lower-tma", createLowerTmaPass);
   registerPass("overlap-wgmma", createOverlapWgmmaPass);
   registerPass("insert-proxy-fences", createInsertProxyFencesPass);
 }
@@ -71,7 +73,7 @@ void tilec::registerAllPasses() {
 void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
                                  PipelineEnd End) {
   // The targets part ways here: with wgmma (sm_90, compiled for sm_90a;
-  // --no-wgmma turns it off) four Hopper passes join the pipeline, marked
+  // --no-wgmma turns it off) five Hopper passes join the pipeline, marked
   // "Hopper:" below; on AMD (gfx90a, gfx940) tensor-core gemms are MFMA
   // and lower-mfma replaces lower-mma, marked "AMD:". Everything else is
   // shared and reads the target's facts (warp width, asynchronous copies).
@@ -101,6 +103,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // their fragments and shared operand layouts are pinned first.
   if (Hopper)
     PM.addPass(createWgmmaLayoutPass());
+  // Hopper: T.Pipelined tile copies into those layouts become TMA loads
+  // (lower-pipelined gives them an mbarrier ring).
+  if (Hopper && Tgt.Tma)
+    PM.addPass(createLowerTmaPass());
   // T.gemm on tensor cores (mma.sync) or CUDA cores: its operands' register
   // layouts are pinned before inference so that the other loops adapt.
   PM.addPass(createGemmLayoutPass());

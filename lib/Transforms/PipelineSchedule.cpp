@@ -1,6 +1,8 @@
 //===- PipelineSchedule.cpp - What a T.Pipelined body is made of ----------===//
 
 #include "PipelineSchedule.h"
+#include "Divergence.h"
+#include "tilec/IR/ConstantMatch.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -36,6 +38,7 @@ bool tilec::groupIsWritten(const Operation &Op, unsigned G) {
   case OpKind::Mma:
   case OpKind::Mfma:
   case OpKind::Wgmma:
+  case OpKind::TmaLoad:
     return G == 0;
   default:
     return true;
@@ -136,7 +139,7 @@ private:
       Dsts.insert(Op.getGroup(1).front());
       return isScope(Op.getGroup(1).front(), Scope::Shared);
     }
-    if (Op.is(OpKind::VCopy)) {
+    if (Op.is(OpKind::VCopy) || Op.is(OpKind::TmaLoad)) {
       Dsts.insert(Op.getGroup(0).front());
       Srcs.insert(Op.getGroup(1).front());
       return isScope(Op.getGroup(0).front(), Scope::Shared) &&
@@ -155,7 +158,8 @@ private:
   }
 
   std::optional<Producer> analyzeProducer(Operation &Top) {
-    if (!Top.is(OpKind::For) && !Top.is(OpKind::If) && !Top.is(OpKind::VCopy))
+    if (!Top.is(OpKind::For) && !Top.is(OpKind::If) && !Top.is(OpKind::VCopy) &&
+        !Top.is(OpKind::TmaLoad))
       return std::nullopt;
     llvm::SmallSetVector<Value *, 2> Dsts, Srcs;
     llvm::SetVector<Operation *> Slice;
@@ -242,4 +246,36 @@ private:
 
 PipelineBody tilec::analyzePipelineBody(Operation &Loop) {
   return BodyAnalysis(Loop).run();
+}
+
+bool tilec::canSoftwarePipeline(Operation &Loop, int64_t &Step) {
+  auto S = matchConstantInt(Loop.getOperand(2));
+  Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
+  if (!S || *S <= 0 || !Kernel)
+    return false;
+  Step = *S;
+  bool Exits = false, UserSync = false;
+  Loop.walk([&](Operation &Op) {
+    // The user synchronizes this loop's roles with mbarriers: issuing
+    // copies early would bypass them.
+    UserSync |= Op.is(OpKind::MBarrierWait) || Op.is(OpKind::MBarrierArrive) ||
+                (Op.is(OpKind::If) && Op.hasAttr("thread_range"));
+    if (!Op.is(OpKind::Break) && !Op.is(OpKind::Continue))
+      return;
+    Operation *P = Op.getParentOp();
+    while (P != &Loop && !P->is(OpKind::For) && !P->is(OpKind::While))
+      P = P->getParentOp();
+    Exits |= P == &Loop;
+  });
+  if (Exits || UserSync)
+    return false;
+  // The schedule puts barriers in the loop: every thread must reach them.
+  Divergence Div(*Kernel);
+  for (Operation *P = &Loop; P != Kernel; P = P->getParentOp()) {
+    bool Uniform = (P->is(OpKind::For) || P->is(OpKind::If)) &&
+                   !Div.anyDivergent(P->getOperands());
+    if (!Uniform)
+      return false;
+  }
+  return true;
 }

@@ -11,8 +11,8 @@
 //   - items: every other top-level op, followed by the pure ops that depend
 //     on it (which stay attached to it);
 //   and decides for each item whether it is a hoistable producer: a copy
-//   from global into shared memory (vcopy, or load of a global + store to
-//   shared, inside for/if ops) that can run S - 1 iterations early:
+//   from global into shared memory (vcopy, tma_load, or load of a global +
+//   store to shared, inside for/if ops) that can run S - 1 iterations early:
 //   its global sources are written nowhere in the loop, everything it uses
 //   from the body is a free op (its slice), and each shared destination is
 //   allocated outside the loop, written by no other item, read by no item
@@ -61,6 +61,12 @@ bool isPureScalarOp(const ir::Operation &Op);
 
 /// Whether operand group \p G of \p Op is written (unknown ops write).
 bool groupIsWritten(const ir::Operation &Op, unsigned G);
+
+/// Whether \p Loop can be software-pipelined: a positive constant step
+/// (returned in \p Step), no break/continue of it, no user mbarrier or role
+/// synchronization inside, and only uniform control flow around it (every
+/// thread of the block runs it the same way).
+bool canSoftwarePipeline(ir::Operation &Loop, int64_t &Step);
 
 /// Splits the body of the pipelined loop \p Loop (see the file comment).
 PipelineBody analyzePipelineBody(ir::Operation &Loop);

@@ -116,6 +116,12 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
                "Run every T.gemm on CUDA cores (FMA), even where mma fits");
   App.add_flag("!--no-wgmma", Opts.Wgmma,
                "sm_90: lower T.gemm as for sm_80 (mma.sync), not with wgmma");
+  App.add_flag("!--no-tma", Opts.Tma,
+               "sm_90: copy T.Pipelined tiles with cp.async and barriers, "
+               "not with TMA and mbarrier pipelines");
+  App.add_flag("!--no-warp-specialize", Opts.WarpSpecialize,
+               "sm_90: no producer warpgroup for TMA pipelines (the "
+               "consumers' first thread issues the loads)");
   App.add_flag("--remarks", Opts.Remarks,
                "Print remarks: what the compiler chose and why (e.g. a "
                "T.gemm that cannot use wgmma)");

@@ -27,6 +27,8 @@ struct DriverOptions {
   std::string TargetName = "sm_80";
   bool TensorCores = true;
   bool Wgmma = true;
+  bool Tma = true;
+  bool WarpSpecialize = true;
   bool Remarks = false;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;

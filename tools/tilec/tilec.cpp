@@ -256,6 +256,8 @@ int runDriver(const DriverOptions &Opts) {
   }
   Tgt->TensorCores = Opts.TensorCores;
   Tgt->Wgmma = Tgt->Wgmma && Opts.Wgmma && Opts.TensorCores;
+  Tgt->Tma = Tgt->Tma && Tgt->Wgmma && Opts.Tma;
+  Tgt->WarpSpecialize = Tgt->WarpSpecialize && Tgt->Tma && Opts.WarpSpecialize;
   Diags.setShowRemarks(Opts.Remarks);
   if (Opts.NumSMs)
     Tgt->NumSMs = Opts.NumSMs;

@@ -48,6 +48,14 @@ struct Target {
   /// Global->shared copies can be asynchronous (cp.async, sm_80+); without
   /// it T.Pipelined stages plain vectorized loads.
   bool AsyncCopy = true;
+  /// T.Pipelined copies of global tiles into shared memory may use TMA
+  /// (cp.async.bulk.tensor) and mbarrier pipelines (sm_90 with wgmma);
+  /// off (--no-tma): cp.async.
+  bool Tma = false;
+  /// TMA pipelines may get a producer warpgroup of their own (automatic
+  /// warp specialization); off (--no-warp-specialize): the consumers'
+  /// first thread issues the loads.
+  bool WarpSpecialize = false;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};
