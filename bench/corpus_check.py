@@ -333,6 +333,14 @@ CASES = [
     Case("ws_softpipe_stage2", "warp_specialize/example_warp_specialize_gemm_softpipe_stage2.py",
          lambda m, t, p: _gemm(t, p), load=False,
          overrides={"M": 2048, "N": 2048, "K": 2048}, small={"M": 256, "N": 256, "K": 256}),
+    # T.gemm on regions of a staged shared buffer, fed by an mbarrier
+    # pipeline in a thread-split branch.
+    Case("ws_barrierpipe_stage2", "warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py",
+         lambda m, t, p: _gemm(t, p), load=False,
+         overrides={"M": 2048, "N": 2048, "K": 2048}, small={"M": 256, "N": 256, "K": 256}),
+    # A factory returning the function an AutoTuner configures.
+    Case("gemm_autotune_early_stop", "gemm/example_gemm_autotune_early_stop.py",
+         lambda m, t, p: _gemm(t, p, trans_b=True), load=False),
     # T.Persistent: one block per SM walks the tiles in waves.
     Case("gemm_persistent", "gemm/example_gemm_persistent.py",
          lambda m, t, p: _gemm(t, p), load=False, kernel="matmul_persistent",
