@@ -222,7 +222,8 @@ CONFIGS: Dict[str, List[Build]] = {
     "gemm_dynamic": [
         B("N=K=1024 f16", runs=[R("M=1024", M=1024), R("M=1", M=1), R("M=77", M=77),
                                 R("M=1000", M=1000)], tags=["ragged"]),
-        B("N=K=4096 f16", N=4096, K=4096, runs=[R("M=4096", M=4096), R("M=4097", M=4097)]),
+        B("N=K=4096 f16", N=4096, K=4096, runs=[R("M=4096", M=4096), R("M=4097", M=4097)],
+          tiles=_PAPER_TILES),
         B("N=1024 dynamic K", dynamic_k=True,
           runs=[R("M=512 K=1024", M=512, K=1024), R("M=300 K=1000", M=300, K=1000)],
           tags=["ragged"]),
@@ -310,9 +311,10 @@ CONFIGS: Dict[str, List[Build]] = {
         B("1001x1024 f16", M=1001, tags=["ragged"]),
     ],
     "splitk_gemm": [
-        B("1024x1024x8192 split4"),
-        B("1024x1024x8192 tile atomic", tile_atomic=True),
-        B("4096x4096x16384 split8", M=4096, N=4096, K=16384, split_k=8),
+        B("1024x1024x8192 split4", tiles=_PAPER_TILES),
+        B("1024x1024x8192 tile atomic", tile_atomic=True, tiles=_PAPER_TILES),
+        B("4096x4096x16384 split8", M=4096, N=4096, K=16384, split_k=8,
+          tiles=_PAPER_TILES),
     ],
     "topk": [
         B("320x128 k6 f32"),
