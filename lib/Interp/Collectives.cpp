@@ -65,6 +65,7 @@ void Machine::execLdmatrix(const Operation &Op, const Mask &M) {
     for (int64_t J = 0; J < Count * 8; ++J)
       for (int64_t E = 0; E < RowElems; ++E) {
         ElemRef R = elem(Op, 1, Base + J, E);
+        checkRead(Op, R, Base + J);
         Rows[J].push_back(R.Buf->Data[R.Flat]);
       }
     for (int64_t L = 0; L < 32; ++L)

@@ -93,6 +93,26 @@ void Machine::requireWholeWarps(const Operation &Op, const Mask &M,
   }
 }
 
+void Machine::noteWrite(ElemRef E, int64_t T) {
+  if (E.Buf->Writer.empty())
+    return;
+  E.Buf->Writer[E.Flat] = int32_t(T);
+  E.Buf->WriteEpoch[E.Flat] = Epoch;
+}
+
+void Machine::checkRead(const Operation &Op, ElemRef E, int64_t T) {
+  if (E.Buf->Writer.empty())
+    return;
+  int32_t W = E.Buf->Writer[E.Flat];
+  if (W < 0 || W == T || E.Buf->WriteEpoch[E.Flat] != Epoch)
+    return;
+  fail(Op,
+       "race on shared buffer '" + E.Buf->Name + "': element " +
+           std::to_string(E.Flat) + " was written by thread " +
+           std::to_string(W) + " with no barrier before this read",
+       T);
+}
+
 //===----------------------------------------------------------------------===//
 // Scalar ops
 //===----------------------------------------------------------------------===//
@@ -355,6 +375,10 @@ void Machine::execAlloc(const Operation &Op) {
   Buffer *B = allocate(R->getType(), R->getNameHint(),
                        S == Scope::Local || S == Scope::Var);
   B->SharedOffset = Op.getIntAttr("shared_offset").value_or(0);
+  if (S == Scope::Shared) {
+    B->Writer.assign(B->NumElems, -1);
+    B->WriteEpoch.assign(B->NumElems, 0);
+  }
   if (Op.getBoolAttr("mbarrier").value_or(false)) {
     B->BarCount.assign(B->NumElems, 0);
     B->BarArrived.assign(B->NumElems, 0);
@@ -370,10 +394,13 @@ void Machine::execLoadStore(const Operation &Op, const Mask &M) {
     if (!M[T])
       continue;
     ElemRef E = elem(Op, IsLoad ? 0 : 1, T);
-    if (IsLoad)
+    if (IsLoad) {
+      checkRead(Op, E, T);
       (*Out)[T] = E.Buf->Data[E.Flat];
-    else
-      E.Buf->Data[E.Flat] = get(Op.getOperand(0), T);
+      continue;
+    }
+    E.Buf->Data[E.Flat] = get(Op.getOperand(0), T);
+    noteWrite(E, T);
   }
 }
 
@@ -384,6 +411,8 @@ void Machine::execVCopy(const Operation &Op, const Mask &M) {
       continue;
     for (int64_t L = 0; L < Lanes; ++L) {
       ElemRef D = elem(Op, 0, T, L), S = elem(Op, 1, T, L);
+      checkRead(Op, S, T);
+      noteWrite(D, T);
       D.Buf->Data[D.Flat] =
           convert(S.Buf->Elem, D.Buf->Elem, S.Buf->Data[S.Flat]);
     }
@@ -408,6 +437,7 @@ void Machine::execAtomic(const Operation &Op, const Mask &M) {
                                  : std::min(Old, V);
     if (Prev)
       (*Prev)[T] = E.Buf->Data[E.Flat];
+    noteWrite(E, T);
     E.Buf->Data[E.Flat] = fromDouble(Ty, New);
   }
 }
@@ -445,8 +475,10 @@ void Machine::execCpAsyncSync(const Operation &Op, const Mask &M) {
     }
     size_t Pending = *Op.getIntAttr("pending");
     while (CpGroups[T].size() > Pending) {
-      for (PendingCopy &C : CpGroups[T].front())
+      for (PendingCopy &C : CpGroups[T].front()) {
         C.Dst.Buf->Data[C.Dst.Flat] = C.Values[0];
+        noteWrite(C.Dst, T);
+      }
       CpGroups[T].erase(CpGroups[T].begin());
     }
   }
@@ -467,6 +499,7 @@ void Machine::execBarrier(const Operation &Op, const Mask &M) {
   if (Op.getStringAttr("scope").value_or("block") == "grid")
     fail(Op, "grid barriers (T.sync_grid) are not supported by the "
              "interpreter, which runs one block at a time");
+  ++Epoch;
   int64_t Active = countActive(M);
   int64_t Expected = Op.getIntAttr("count").value_or(NumThreads);
   if (Active != Expected)
@@ -498,6 +531,7 @@ void Machine::execMBarrier(const Operation &Op, const Mask &M) {
       }
       continue;
     }
+    ++Epoch; // a completed phase orders the arrivers' writes before us
     int64_t Parity = asInt(get(Op.getOperand(Op.getGroupStart(1)), T)) & 1;
     if ((B.BarPhase[I] & 1) == Parity)
       fail(Op,

@@ -37,6 +37,10 @@ struct Buffer {
   /// Byte address of a shared buffer (its alloc's shared_offset).
   int64_t SharedOffset = 0;
   std::vector<uint64_t> Data;
+  /// Shared buffers: the thread that last wrote each element, and the
+  /// barrier epoch it wrote in (race detection; -1: nobody yet).
+  std::vector<int32_t> Writer;
+  std::vector<int64_t> WriteEpoch;
   /// mbarrier state: expected arrivals, arrivals so far, completed phases.
   std::vector<int64_t> BarCount, BarArrived, BarPhase;
 };
@@ -90,6 +94,11 @@ public:
   /// plus \p Offset elements along the row-major order (bounds-checked).
   ElemRef elem(const ir::Operation &Op, unsigned G, int64_t T,
                int64_t Offset = 0);
+  /// Race detection on shared memory: thread \p T writes or reads \p E.
+  /// A read of an element another thread wrote since the last barrier is
+  /// a race (the lock-step schedule would hide it).
+  void noteWrite(ElemRef E, int64_t T);
+  void checkRead(const ir::Operation &Op, ElemRef E, int64_t T);
   /// Requires every lane of each warp with an active lane to be active.
   void requireWholeWarps(const ir::Operation &Op, const Mask &M,
                          int64_t Width) const;
@@ -118,6 +127,7 @@ private:
   void execMBarrier(const ir::Operation &Op, const Mask &M);
 
   std::unordered_map<std::string, int64_t> SymbolValues;
+  int64_t Epoch = 0;              // barriers executed in this block
   std::vector<int64_t> ExitState; // per thread: 0 running, 1 continue, 2 break
   std::vector<std::vector<std::vector<PendingCopy>>> CpGroups; // thread, group
   std::vector<std::vector<PendingCopy>> CpOpen;                // thread

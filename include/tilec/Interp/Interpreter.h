@@ -21,11 +21,12 @@
 // order.
 // Guarantees: an out-of-bounds access, a barrier or collective op reached
 // by part of a block or warp (a deadlock or undefined result on a GPU), an
-// integer division by zero, or an op it cannot run (call_extern, a grid
-// barrier, an mbarrier wait that other threads would have to complete) stops
-// the run with an error at the op, naming the block and thread. Shared, local
-// and workspace memory start as NaN (floats) so that reading data nobody wrote
-// shows up in the results.
+// integer division by zero, a read of a shared element that another thread
+// wrote since the last barrier (a race), or an op it cannot run (call_extern, a
+// grid barrier, an mbarrier wait that other threads would have to complete)
+// stops the run with an error at the op, naming the block and thread. Shared,
+// local and workspace memory start as NaN (floats) so that reading data nobody
+// wrote shows up in the results.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_INTERP_INTERPRETER_H
