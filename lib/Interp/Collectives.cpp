@@ -265,50 +265,62 @@ struct WgmmaOperand {
 
 } // namespace
 
+/// The wgmma's shared operand in group \p G, or nullopt for A in registers.
+static std::optional<WgmmaOperand> wgmmaShared(Machine &Mach,
+                                               const Operation &Op, unsigned G,
+                                               llvm::StringRef Layout,
+                                               llvm::StringRef Major) {
+  if (Mach.buffer(Op, Op.getGroup(G)[0]).Scope != Scope::Shared)
+    return std::nullopt;
+  ElemRef First = Mach.elem(Op, G, 0);
+  std::vector<int64_t> L = *Op.getIntArrayAttr(Layout);
+  int64_t Start = First.Buf->SharedOffset +
+                  First.Flat * int64_t(storageBytes(First.Buf->Elem));
+  return WgmmaOperand{First.Buf, Start, L[0],
+                      L[1],      L[2],  Op.getBoolAttr(Major).value_or(false)};
+}
+
+/// The warpgroup's A tile from its threads' registers: warp w holds rows
+/// [16 w, 16 w + 16) in the mma.sync A fragment of the same k.
+static std::vector<double> wgmmaRegisterA(Machine &Mach, const Operation &Op,
+                                          int64_t Base, int64_t K) {
+  std::optional<MatrixInstr> Warp = mmaInstr(K == 16   ? "m16n8k16"
+                                             : K == 32 ? "m16n8k32"
+                                                       : "m16n8k8");
+  std::vector<double> A(64 * K);
+  for (int64_t T = 0; T < 128; ++T)
+    for (int64_t I = 0; I < Warp->ElemsA; ++I) {
+      auto [R, Kk] = Warp->A(T % 32, I);
+      ElemRef E = Mach.elem(Op, 1, Base + T, I);
+      A[(16 * (T / 32) + R) * K + Kk] =
+          toDouble(E.Buf->Elem, E.Buf->Data[E.Flat]);
+    }
+  return A;
+}
+
 void Machine::execWgmma(const Operation &Op, const Mask &M) {
   llvm::SmallVector<llvm::StringRef, 4> Parts;
   llvm::StringRef Shape = *Op.getStringAttr("shape");
   if (!llvm::Regex("m64n([0-9]+)k([0-9]+)").match(Shape, &Parts))
     fail(Op, "wgmma shape '" + Shape.str() + "' is not supported");
   int64_t N = std::stoll(Parts[1].str()), K = std::stoll(Parts[2].str());
-  std::optional<MatrixInstr> Warp = mmaInstr(K == 16   ? "m16n8k16"
-                                             : K == 32 ? "m16n8k32"
-                                                       : "m16n8k8");
   requireWholeWarps(Op, M, 128);
-  auto Shared = [&](unsigned G, llvm::StringRef Layout,
-                    llvm::StringRef Major) -> std::optional<WgmmaOperand> {
-    llvm::ArrayRef<Value *> Group = Op.getGroup(G);
-    if (buffer(Op, Group[0]).Scope != Scope::Shared)
-      return std::nullopt; // A in registers
-    ElemRef First = elem(Op, G, 0);
-    std::vector<int64_t> L = *Op.getIntArrayAttr(Layout);
-    return WgmmaOperand{First.Buf,
-                        First.Buf->SharedOffset +
-                            First.Flat * int64_t(storageBytes(First.Buf->Elem)),
-                        L[0],
-                        L[1],
-                        L[2],
-                        Op.getBoolAttr(Major).value_or(false)};
-  };
-  std::optional<WgmmaOperand> SA = Shared(1, "a_layout", "a_mn_major");
-  WgmmaOperand SB = *Shared(2, "b_layout", "b_mn_major");
+  std::optional<WgmmaOperand> SA =
+      wgmmaShared(*this, Op, 1, "a_layout", "a_mn_major");
+  WgmmaOperand SB = *wgmmaShared(*this, Op, 2, "b_layout", "b_mn_major");
   for (int64_t Base = 0; Base < NumThreads; Base += 128) {
     if (!M[Base])
       continue;
     std::vector<double> A(64 * K), B(K * N);
+    if (!SA)
+      A = wgmmaRegisterA(*this, Op, Base, K);
     for (int64_t R = 0; R < 64 && SA; ++R)
       for (int64_t Kk = 0; Kk < K; ++Kk)
         A[R * K + Kk] = toDouble(SA->Buf->Elem, SA->at(*this, Op, R, Kk));
-    for (int64_t T = 0; T < 128 && !SA; ++T)
-      for (int64_t I = 0; I < Warp->ElemsA; ++I) {
-        auto [R, Kk] = Warp->A(T % 32, I);
-        ElemRef E = elem(Op, 1, Base + T, I);
-        A[(16 * (T / 32) + R) * K + Kk] =
-            toDouble(E.Buf->Elem, E.Buf->Data[E.Flat]);
-      }
     for (int64_t C = 0; C < N; ++C)
       for (int64_t Kk = 0; Kk < K; ++Kk)
         B[Kk * N + C] = toDouble(SB.Buf->Elem, SB.at(*this, Op, C, Kk));
+    // D: the mma.sync C fragment per 8 columns, warp w on rows 16 w...
     for (int64_t T = 0; T < 128; ++T)
       for (int64_t I = 0; I < N / 2; ++I) {
         int64_t Row = 16 * (T / 32) + (T % 32) / 4 + 8 * ((I / 2) % 2);

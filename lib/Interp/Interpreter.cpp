@@ -187,28 +187,8 @@ double floatBinary(OpKind K, double A, double B) {
   }
 }
 
-bool compare(CmpPred P, double A, double B) {
-  switch (P) {
-  case CmpPred::Eq:
-    return A == B;
-  case CmpPred::Ne:
-    return A != B;
-  case CmpPred::Lt:
-    return A < B;
-  case CmpPred::Le:
-    return A <= B;
-  case CmpPred::Gt:
-    return A > B;
-  case CmpPred::Ge:
-    return A >= B;
-  }
-  return false;
-}
-
-bool compareInt(CmpPred P, int64_t A, int64_t B, bool Unsigned) {
-  if (Unsigned)
-    return compare(P, double(uint64_t(A)), double(uint64_t(B))) ||
-           (P == CmpPred::Eq && A == B);
+/// `cmp` on values of one C++ type (double, int64_t or uint64_t).
+template <typename T> bool compare(CmpPred P, T A, T B) {
   switch (P) {
   case CmpPred::Eq:
     return A == B;
@@ -310,7 +290,9 @@ uint64_t Machine::scalarLane(const Operation &Op, DType Ty, int64_t T) const {
     CmpPred P = *parseCmpPred(*Op.getStringAttr("pred"));
     if (isFloat(OT))
       return compare(P, asFloat(Arg(0)), asFloat(Arg(1)));
-    return compareInt(P, asInt(Arg(0)), asInt(Arg(1)), isUnsigned(OT));
+    if (isUnsigned(OT))
+      return compare<uint64_t>(P, Arg(0), Arg(1));
+    return compare(P, asInt(Arg(0)), asInt(Arg(1)));
   }
   if (K == OpKind::Math) {
     double A = toDouble(Ty, Arg(0));
