@@ -3,6 +3,8 @@
 # Tests are test/<area>/*.tile, *.tir and *.test; Inputs/ directories hold
 # files that tests read and are never run themselves. RUN lines see:
 #   %tilec            the tilec binary of this build
+#   %tilec-run        the interpreter of lowered IR (tools/tilec-run)
+#   %python           the Python 3 that CMake found
 #   FileCheck, not, count, split-file   LLVM's test tools (on PATH)
 #   %nvcc, %hipcc     GPU compilers; tests using them say REQUIRES: nvcc / hipcc
 #   %tilec_version    the project version (CMake's PROJECT_VERSION)
@@ -29,7 +31,10 @@ tilec = os.path.join(config.tilec_tools_dir, "tilec")
 config.substitutions.append(("%tilec_build_dir", config.tilec_obj_root))
 config.substitutions.append(("%tilec_version", config.tilec_version))
 config.substitutions.append(("%tilec_src_root", config.tilec_src_root))
+config.substitutions.append(("%tilec-run", os.path.join(
+    config.tilec_obj_root, "tools", "tilec-run", "tilec-run")))
 config.substitutions.append(("%tilec", tilec))
+config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%cmake_generator", config.cmake_generator))
 config.substitutions.append(("%cmake", config.cmake_command))
 

@@ -645,9 +645,26 @@ private:
     return false;
   }
 
+  /// A loop that touches only thread-private buffers (`T.clear` of an
+  /// `alloc_local` array) runs whole on every thread: each thread has its
+  /// own copy, so splitting the iterations would leave the other threads'
+  /// copies unwritten.
+  static bool onlyThreadPrivate(const LoopState &L) {
+    std::vector<BufferAccess> Accesses = collectAccesses(*L.Op);
+    return !Accesses.empty() &&
+           llvm::all_of(Accesses, [](const BufferAccess &A) {
+             Scope S = A.Buffer->getType().getScope();
+             return S == Scope::Local || S == Scope::Var;
+           });
+  }
+
   bool pickDefault(LoopState &L) {
     auto Shape =
         L.Op->getIntArrayAttr("extents").value_or(std::vector<int64_t>{});
+    if (onlyThreadPrivate(L)) {
+      setLoopLayout(L, makeFullyReplicatedFragment(Shape, L.Threads), 1);
+      return true;
+    }
     std::set<std::string> Unused;
     int64_t V = chooseVectorWidth(*L.Op, Unused);
     setLoopLayout(L, layout::makeDefaultFragment(Shape, L.Threads, V), V);

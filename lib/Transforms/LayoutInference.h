@@ -28,7 +28,9 @@
 //     when nothing propagates, a fragment whose access has no
 //     closed-form image is replicated on every thread (small fragments
 //     only), else the first loop without a layout (one with such a `for`
-//     variable first) gets makeDefaultFragment(extents, T, V).
+//     variable first) gets makeDefaultFragment(extents, T, V), except a
+//     loop that touches only `local`/`var` buffers, which each thread owns:
+//     it gets a layout replicated on every thread (all run it whole).
 //   V is the widest of 16, 8, 4, 2, 1 elements (at most 16 bytes per
 //   access) such that every global/shared/local access in the loop is
 //   contiguous along the last loop variable with unit stride and starts at

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs every example of examples/ for one target through the interpreter,
+# at the small shapes of shapes.txt, and checks its outputs two ways:
+#   - against the same example lowered for sm_80 without tensor cores (the
+#     CUDA-core FMA path, no mma/mfma/wgmma, no cp.async), also interpreted;
+#   - against the Python reference in reference.py, where it has one.
+# A line per example; exits 1 if any example fails.
+#
+#   run-examples.sh TILEC TILEC_RUN PYTHON EXAMPLES_DIR TARGET WORK_DIR
+set -u
+TILEC=$1 RUN=$2 PYTHON=$3 EXAMPLES=$4 TARGET=$5 WORK=$6
+HERE=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$WORK"
+status=0
+while IFS=: read -r name rest; do
+  case $name in '#'* | '') continue ;; esac
+  defines=${rest%%|*}
+  run_flags=${rest#*|}
+  base=$WORK/$name
+  # shellcheck disable=SC2086 # the flags are separate words
+  if ! "$TILEC" "$EXAMPLES/$name.tile" $defines --target=sm_80 \
+    --no-tensor-cores --emit=lowered-ir -o "$base-fma.tir" 2>"$base.log" ||
+    ! "$RUN" "$base-fma.tir" --target=sm_80 $run_flags -o "$base-fma.txt" \
+      2>"$base.log"; then
+    echo "FAIL $name: the CUDA-core baseline did not run"
+    cat "$base.log"
+    status=1
+    continue
+  fi
+  # shellcheck disable=SC2086
+  if ! "$TILEC" "$EXAMPLES/$name.tile" $defines --target="$TARGET" \
+    --emit=lowered-ir -o "$base-$TARGET.tir" 2>"$base.log" ||
+    ! "$RUN" "$base-$TARGET.tir" --target="$TARGET" $run_flags \
+      -o "$base-$TARGET.txt" --compare "$base-fma.txt" >"$base.cmp" \
+      2>"$base.log"; then
+    echo "FAIL $name ($TARGET): $(grep -v ' 0 mismatches' "$base.cmp" | head -3)"
+    cat "$base.log"
+    status=1
+    continue
+  fi
+  if ! "$PYTHON" "$HERE/reference.py" "$name" "$base-$TARGET.txt"; then
+    status=1
+    continue
+  fi
+  echo "PASS $name ($TARGET)"
+done <"$HERE/shapes.txt"
+exit $status
