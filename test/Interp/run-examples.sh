@@ -6,9 +6,13 @@
 #   - against the Python reference in reference.py, where it has one.
 # A line per example; exits 1 if any example fails.
 #
-#   run-examples.sh TILEC TILEC_RUN PYTHON EXAMPLES_DIR TARGET WORK_DIR
+#   run-examples.sh TILEC TILEC_RUN PYTHON EXAMPLES_DIR TARGET WORK_DIR [FLAG...]
+#
+# FLAGs go to tilec for TARGET (e.g. --no-tma).
 set -u
 TILEC=$1 RUN=$2 PYTHON=$3 EXAMPLES=$4 TARGET=$5 WORK=$6
+shift 6
+TARGET_FLAGS=("$@")
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$WORK"
 status=0
@@ -29,7 +33,7 @@ while IFS=: read -r name rest; do
   fi
   # shellcheck disable=SC2086
   if ! "$TILEC" "$EXAMPLES/$name.tile" $defines --target="$TARGET" \
-    --emit=lowered-ir -o "$base-$TARGET.tir" 2>"$base.log" ||
+    "${TARGET_FLAGS[@]}" --emit=lowered-ir -o "$base-$TARGET.tir" 2>"$base.log" ||
     ! "$RUN" "$base-$TARGET.tir" --target="$TARGET" $run_flags \
       -o "$base-$TARGET.txt" --compare "$base-fma.txt" >"$base.cmp" \
       2>"$base.log"; then
