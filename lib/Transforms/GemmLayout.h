@@ -11,9 +11,9 @@
 //   layout (`make_swizzled_layout`, or `make_padded_layout` for 8-bit
 //   operands with k outer), also each shared tile copied into a fragment
 //   operand; for a region operand (`subview`) its buffer when 2-D (a
-//   staged buffer keeps its plain layout). The tensor-core gemms of a kernel share one
-//   row split over the warps when one fits them all (row statistics then
-//   sit on the same threads for every accumulator).
+//   staged buffer keeps its plain layout). The tensor-core gemms of a
+//   kernel share one row split over the warps when one fits them all (row
+//   statistics then sit on the same threads for every accumulator).
 //   CUDA cores (everything else) choose how the C tile is split over the
 //   block's T threads for the FMA lowering, and pin the fragment operands
 //   to matching layouts:
