@@ -421,7 +421,7 @@ void KernelEmitter::emitVCopy(const Operation &Op) {
       Op.getGroup(1)[0]->getType().getDType())
     return emitConvertingVCopy(Op);
   unsigned Bytes = *Op.getIntAttr("lanes") *
-                   bitWidth(Op.getOperand(0)->getType().getDType()) / 8;
+                   memoryBits(Op.getOperand(0)->getType().getDType()) / 8;
   const char *VT = vectorType(Bytes);
   Expr Dst = E.element(Op, Op.getGroup(0));
   Expr Src = E.element(Op, Op.getGroup(1));

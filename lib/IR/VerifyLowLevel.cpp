@@ -103,7 +103,7 @@ bool Verifier::checkVCopy(const Operation &Op) {
   DType Src = Op.getGroup(1)[0]->getType().getDType();
   if (Dst != Src)
     return checkConvertingVCopy(Op);
-  int64_t Bits = Op.getIntAttr("lanes").value_or(0) * bitWidth(Dst);
+  int64_t Bits = Op.getIntAttr("lanes").value_or(0) * memoryBits(Dst);
   if (Bits < 8 || Bits > 128 || (Bits & (Bits - 1)) != 0)
     return fail(Op, "requires attribute 'lanes' such that lanes * element "
                     "size is 1, 2, 4, 8 or 16 bytes");

@@ -73,6 +73,7 @@ llvm::StringRef tilec::irName(DType T) { return info(T).IR; }
 llvm::StringRef tilec::cTypeName(DType T) { return info(T).C; }
 unsigned tilec::bitWidth(DType T) { return info(T).Bits; }
 unsigned tilec::storageBytes(DType T) { return (info(T).Bits + 7) / 8; }
+unsigned tilec::memoryBits(DType T) { return isBool(T) ? 8 : bitWidth(T); }
 
 bool tilec::isFloat(DType T) {
   switch (T) {

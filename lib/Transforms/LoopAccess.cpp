@@ -186,7 +186,7 @@ std::pair<int64_t, std::vector<std::string>> strideOf(const Type &T,
 bool allows(const Operation &Loop, const BufferAccess &A, int64_t V,
             std::set<std::string> &Assumes) {
   const Type &T = A.Buffer->getType();
-  if (V * bitWidth(T.getDType()) > 128)
+  if (V * memoryBits(T.getDType()) > 128)
     return false;
   if (T.getScope() == Scope::Fragment)
     return true;

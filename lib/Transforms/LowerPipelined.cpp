@@ -44,7 +44,7 @@ int64_t asyncBytes(const Operation &Op) {
   // A converting vcopy (different dtypes) is not a plain byte copy.
   if (Op.getGroup(1).front()->getType().getDType() != T)
     return 0;
-  int64_t Bytes = Op.getIntAttr("lanes").value_or(1) * bitWidth(T) / 8;
+  int64_t Bytes = Op.getIntAttr("lanes").value_or(1) * memoryBits(T) / 8;
   return Bytes == 4 || Bytes == 8 || Bytes == 16 ? Bytes : 0;
 }
 
@@ -569,9 +569,11 @@ private:
                         ? Leader
                         : B.createBinary(OpKind::And, Leader,
                                          B.createCmp(CmpPred::Lt, K, Hi));
+      // The stage index is defined before the if that uses it.
+      Value *Stage = B.createConstInt(S);
       Builder Then = B;
       Then.setInsertionPointToEnd(B.createIf(Cond)->getBody());
-      issueLoads(Then, K, B.createConstInt(S));
+      issueLoads(Then, K, Stage);
     }
   }
 

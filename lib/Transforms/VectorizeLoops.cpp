@@ -287,7 +287,7 @@ bool LoopVectorizer::fitsWidth(const Move &M, int64_t L) const {
   auto Fits = [&](const Value *Buffer) {
     const Type &T = Buffer->getType();
     return (Converting && T.getScope() == Scope::Local) ||
-           L * bitWidth(T.getDType()) <= 128;
+           L * memoryBits(T.getDType()) <= 128;
   };
   return Fits(M.Load->getOperand(0)) && Fits(M.Store->getGroup(1).front());
 }

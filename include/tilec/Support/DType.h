@@ -63,6 +63,9 @@ unsigned bitWidth(DType T);
 /// Bytes one element occupies in memory, rounded up (bool: 1, int4: 1).
 /// Buffer sizes use bitWidth instead so that 4-bit types pack two per byte.
 unsigned storageBytes(DType T);
+/// Bits one element adds to a run of consecutive elements in memory (a
+/// vector access): bitWidth, but 8 for bool, which is stored in a byte.
+unsigned memoryBits(DType T);
 bool isFloat(DType T);
 /// Integer types, signed or unsigned; bool is NOT an integer here.
 bool isInteger(DType T);
