@@ -139,6 +139,9 @@ struct FragState {
   Operation *Source = nullptr; ///< the op whose rule gave the layout
   /// The threads its layout is spread over: those of its uses.
   int64_t Threads = 0;
+  /// An element load or store outside any `parallel` loop: every thread of
+  /// the range runs it, so each must hold the elements it touches.
+  Operation *ScalarUse = nullptr;
 };
 
 /// A fragment access in a loop: its kind, the loop variable of each dim
@@ -292,7 +295,7 @@ public:
     while (!Failed) {
       if (inferCommon() || inferFree())
         continue;
-      if (!replicateDeferred() && !pickDefault())
+      if (!replicateDeferred() && !replicateScalarUsed() && !pickDefault())
         break;
     }
     if (Failed)
@@ -370,6 +373,9 @@ private:
         First = U.User;
         Range = R;
       }
+      if ((U.User->is(OpKind::Load) || U.User->is(OpKind::Store)) &&
+          !U.User->getParentOfKind(OpKind::Parallel))
+        Frags[Buf].ScalarUse = U.User;
     }
     Frags[Buf].Threads = Range.Count;
     return true;
@@ -605,6 +611,27 @@ private:
         return assign(FA.A.Buffer,
                       makeFullyReplicatedFragment(Shape, F.Threads), FA.A.User);
       }
+    return false;
+  }
+
+  /// A fragment that every thread reads or writes outside `parallel` loops
+  /// (a mask tested by a serial loop, say) and that nothing else has laid
+  /// out yet is replicated on every thread, before a default layout would
+  /// spread its elements over the threads (small fragments only).
+  bool replicateScalarUsed() {
+    for (Value *Buf : FragOrder) {
+      FragState &F = Frags[Buf];
+      if (F.Layout || !F.ScalarUse)
+        continue;
+      std::vector<int64_t> Shape = staticShape(Buf);
+      if (layout::shapeSize(Shape) > MaxReplicatedElements)
+        return unsupported(*F.ScalarUse, "fragment '" + name(Buf) + "'",
+                           "every thread accesses it here, outside a "
+                           "T.Parallel loop, but it is too large to hold "
+                           "on every thread");
+      return assign(Buf, makeFullyReplicatedFragment(Shape, F.Threads),
+                    F.ScalarUse);
+    }
     return false;
   }
 
