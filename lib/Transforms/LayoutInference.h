@@ -27,8 +27,8 @@
 //     loop is made `unroll` so register indices stay constants;
 //     when nothing propagates, a fragment whose access has no
 //     closed-form image is replicated on every thread (small fragments
-//     only), then so is a fragment that loads or stores outside any
-//     `parallel` loop touch (every thread runs them: a mask tested in a
+//     only), then so is a fragment touched by loads or stores outside
+//     any `parallel` loop (every thread runs them: a mask tested in a
 //     serial loop), else the first loop without a layout (one with such a `for`
 //     variable first) gets makeDefaultFragment(extents, T, V), except a
 //     loop that touches only `local`/`var` buffers, which each thread owns:
