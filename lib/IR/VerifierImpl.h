@@ -91,6 +91,9 @@ private:
   bool checkCpAsync(const Operation &Op);
   bool checkCpAsyncWait(const Operation &Op);
   bool checkLdmatrix(const Operation &Op);
+  bool checkRegisterMatrixOp(const Operation &Op, llvm::StringRef Attr,
+                             llvm::StringRef What,
+                             bool (*TypesMatch)(llvm::StringRef, DType, DType));
   bool checkMma(const Operation &Op);
   bool checkMfma(const Operation &Op);
   bool checkWgmma(const Operation &Op);

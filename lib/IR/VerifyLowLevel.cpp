@@ -215,22 +215,30 @@ static bool mmaTypesMatch(StringRef Shape, DType AB, DType D) {
   return false;
 }
 
-/// mma %d[off], %a[off], %b[off] {shape}: D += A * B on registers.
-bool Verifier::checkMma(const Operation &Op) {
+/// %d[off], %a[off], %b[off] {Attr = Name}: D += A * B on registers, for
+/// the instruction \p Name whose operand types \p TypesMatch accepts.
+bool Verifier::checkRegisterMatrixOp(const Operation &Op, StringRef Attr,
+                                     StringRef What,
+                                     bool (*TypesMatch)(StringRef, DType,
+                                                        DType)) {
   if (Op.getNumGroups() != 3)
     return fail(Op, "expects operands %d[offset], %a[offset], %b[offset]");
   if (!checkRegisterGroup(Op, 0, "accumulator") ||
       !checkRegisterGroup(Op, 1, "A operand") ||
       !checkRegisterGroup(Op, 2, "B operand"))
     return false;
-  StringRef Shape = Op.getStringAttr("shape").value_or("");
+  StringRef Name = Op.getStringAttr(Attr).value_or("");
   DType AB = Op.getGroup(1)[0]->getType().getDType();
   DType D = Op.getGroup(0)[0]->getType().getDType();
-  if (Op.getGroup(2)[0]->getType().getDType() != AB ||
-      !mmaTypesMatch(Shape, AB, D))
-    return fail(Op, "no mma shape '" + Shape + "' for " +
+  if (Op.getGroup(2)[0]->getType().getDType() != AB || !TypesMatch(Name, AB, D))
+    return fail(Op, "no " + What + " '" + Name + "' for " +
                         typesOf(Op.getOperands()));
   return checkInKernel(Op);
+}
+
+/// mma %d[off], %a[off], %b[off] {shape}: D += A * B on registers.
+bool Verifier::checkMma(const Operation &Op) {
+  return checkRegisterMatrixOp(Op, "shape", "mma shape", mmaTypesMatch);
 }
 
 /// The operand and accumulator types of an MFMA instruction (named as in
@@ -247,20 +255,7 @@ static bool mfmaTypesMatch(StringRef Instr, DType AB, DType D) {
 
 /// mfma %d[off], %a[off], %b[off] {instr}: D += A * B of one wavefront.
 bool Verifier::checkMfma(const Operation &Op) {
-  if (Op.getNumGroups() != 3)
-    return fail(Op, "expects operands %d[offset], %a[offset], %b[offset]");
-  if (!checkRegisterGroup(Op, 0, "accumulator") ||
-      !checkRegisterGroup(Op, 1, "A operand") ||
-      !checkRegisterGroup(Op, 2, "B operand"))
-    return false;
-  StringRef Instr = Op.getStringAttr("instr").value_or("");
-  DType AB = Op.getGroup(1)[0]->getType().getDType();
-  DType D = Op.getGroup(0)[0]->getType().getDType();
-  if (Op.getGroup(2)[0]->getType().getDType() != AB ||
-      !mfmaTypesMatch(Instr, AB, D))
-    return fail(Op, "no MFMA instruction '" + Instr + "' for " +
-                        typesOf(Op.getOperands()));
-  return checkInKernel(Op);
+  return checkRegisterMatrixOp(Op, "instr", "MFMA instruction", mfmaTypesMatch);
 }
 
 /// The accumulator types wgmma offers for an operand type, and its k.

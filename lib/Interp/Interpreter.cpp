@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "tilec/Interp/Interpreter.h"
 #include "Machine.h"
+#include "tilec/IR/ConstantMatch.h"
 #include "tilec/Interp/Numerics.h"
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/Support/raw_ostream.h"
@@ -187,25 +188,6 @@ double floatBinary(OpKind K, double A, double B) {
   }
 }
 
-/// `cmp` on values of one C++ type (double, int64_t or uint64_t).
-template <typename T> bool compare(CmpPred P, T A, T B) {
-  switch (P) {
-  case CmpPred::Eq:
-    return A == B;
-  case CmpPred::Ne:
-    return A != B;
-  case CmpPred::Lt:
-    return A < B;
-  case CmpPred::Le:
-    return A <= B;
-  case CmpPred::Gt:
-    return A > B;
-  case CmpPred::Ge:
-    return A >= B;
-  }
-  return false;
-}
-
 } // namespace
 
 int64_t Machine::intBinary(const Operation &Op, int64_t A, int64_t B,
@@ -289,10 +271,10 @@ uint64_t Machine::scalarLane(const Operation &Op, DType Ty, int64_t T) const {
     DType OT = Op.getOperand(0)->getType().getDType();
     CmpPred P = *parseCmpPred(*Op.getStringAttr("pred"));
     if (isFloat(OT))
-      return compare(P, asFloat(Arg(0)), asFloat(Arg(1)));
+      return evalCmp(P, asFloat(Arg(0)), asFloat(Arg(1)));
     if (isUnsigned(OT))
-      return compare<uint64_t>(P, Arg(0), Arg(1));
-    return compare(P, asInt(Arg(0)), asInt(Arg(1)));
+      return evalCmp<uint64_t>(P, Arg(0), Arg(1));
+    return evalCmp(P, asInt(Arg(0)), asInt(Arg(1)));
   }
   if (K == OpKind::Math) {
     double A = toDouble(Ty, Arg(0));
