@@ -215,6 +215,27 @@ def _mask(t, g):
     t.copy_(torch.randint(0, 2, t.shape, generator=g, device=t.device).to(t.dtype))
 
 
+def _causal_block_mask(t, g):
+    """Random lower-triangular block mask; block 0 always kept, so that no
+    query row is left without keys."""
+    import torch
+    m = torch.randint(0, 2, t.shape, generator=g, device=t.device).bool()
+    m[..., 0] = True
+    t.copy_(m.tril().to(t.dtype))
+
+
+def _block_sparse_ref(t, block):
+    """Causal attention restricted to the key blocks the mask keeps."""
+    import torch
+    q, k, v = d(t["Q"]), d(t["K"]), d(t["V"])
+    n = q.shape[2]
+    keep = t["BlockSparseMask"].bool()
+    full = keep.repeat_interleave(block, -1).repeat_interleave(block, -2)[..., :n, :n]
+    full = full & torch.ones(n, n, dtype=torch.bool, device=q.device).tril()
+    s = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
+    return torch.softmax(s.masked_fill(~full, float("-inf")), dim=-1) @ v
+
+
 # The fp8 examples pick their dtype through a host helper (determine_fp8_type):
 # the -D values a user would give.
 _FP8_GEMM = {"M": 1024, "N": 1024, "K": 1024, "block_M": 128, "block_N": 128, "block_K": 64}
@@ -345,6 +366,13 @@ CASES = [
     Case("gemm_persistent", "gemm/example_gemm_persistent.py",
          lambda m, t, p: _gemm(t, p), load=False, kernel="matmul_persistent",
          overrides={"M": 2000, "N": 2000, "K": 1024}, small={"M": 300, "N": 520, "K": 256}),
+    # An `if` on a replicated block mask: the K/V copies inside it need
+    # barriers, which only a uniform condition admits.
+    Case("blocksparse_attn_causal", "blocksparse_attention/example_tilelang_block_sparse_attn.py",
+         lambda m, t, p: {"Output": _block_sparse_ref(t, 64)}, load=False,
+         init={"BlockSparseMask": _causal_block_mask},
+         overrides={"batch": 2, "heads": 4, "seq_len": 512, "downsample_len": 8},
+         small={"batch": 1, "heads": 1, "seq_len": 128, "downsample_len": 2}),
     # T.annotate_layout of a global buffer: the postprocess reads dQ back
     # from the backward's permuted layout.
     Case("gqa_bwd_dq_postprocess", "flash_attention/example_gqa_bwd.py",
