@@ -44,7 +44,7 @@ sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "scripts")]
 
 from corpus import call_site_defines  # noqa: E402
 from run import (Buffer, compare, gencode_for, launcher_params, poison,  # noqa: E402
-                 sentinel_of, shape_of)
+                 scalar_arg, sentinel_of, shape_of)
 
 STUBBED = ("tilelang", "tvm", "bitblas", "fla", "flash_attn", "iket")
 
@@ -236,6 +236,39 @@ def _block_sparse_ref(t, block):
     return torch.softmax(s.masked_fill(~full, float("-inf")), dim=-1) @ v
 
 
+def _varlen_lens(batch, which):
+    """Ragged sequence lengths (queries: which=0, keys: which=1)."""
+    return [(131 * i + 97 * which + 60) % 301 + 17 for i in range(batch)]
+
+
+def _cu_seqlens(which):
+    def fill(t, g):
+        import torch
+        lens = _varlen_lens(t.numel() - 1, which)
+        cu = torch.tensor([0] + lens, dtype=torch.int64).cumsum(0)
+        t.copy_(cu.to(device=t.device, dtype=t.dtype))
+    return fill
+
+
+def _varlen_symbols(p):
+    lq, lk = (_varlen_lens(int(p["batch_size"]), w) for w in (0, 1))
+    return {"UQ": sum(lq), "UKV": sum(lk), "max_seqlen_q": max(lq)}
+
+
+def _varlen_ref(t):
+    """Each sequence's queries attend to its own keys (not causal)."""
+    import torch
+    cq, ck = t["cu_seqlens_q"].tolist(), t["cu_seqlens_k"].tolist()
+    q, k, v = d(t["Q_unpad"]), d(t["K_unpad"]), d(t["V_unpad"])
+    outs = []
+    for b in range(len(cq) - 1):
+        qs, ks, vs = (x.transpose(0, 1) for x in (q[cq[b]:cq[b + 1]], k[ck[b]:ck[b + 1]],
+                                                 v[ck[b]:ck[b + 1]]))
+        s = qs @ ks.transpose(-1, -2) / math.sqrt(q.shape[-1])
+        outs.append((torch.softmax(s, dim=-1) @ vs).transpose(0, 1))
+    return torch.cat(outs)
+
+
 # The fp8 examples pick their dtype through a host helper (determine_fp8_type):
 # the -D values a user would give.
 _FP8_GEMM = {"M": 1024, "N": 1024, "K": 1024, "block_M": 128, "block_N": 128, "block_K": 64}
@@ -373,6 +406,13 @@ CASES = [
          init={"BlockSparseMask": _causal_block_mask},
          overrides={"batch": 2, "heads": 4, "seq_len": 512, "downsample_len": 8},
          small={"batch": 1, "heads": 1, "seq_len": 128, "downsample_len": 2}),
+    # Per-sequence bounds loaded from cu_seqlens: uniform loop bounds, so
+    # the K/V loop is pipelined (TMA on sm_90) despite run-time lengths.
+    Case("mha_fwd_varlen", "flash_attention/example_mha_fwd_varlen.py",
+         lambda m, t, p: {"Output_unpad": _varlen_ref(t)}, load=False,
+         init={"cu_seqlens_q": _cu_seqlens(0), "cu_seqlens_k": _cu_seqlens(1)},
+         overrides={"batch_size": 4, "heads": 8, "dim": 128, "is_causal": False},
+         small={"batch_size": 2, "heads": 2, "dim": 64}),
     # T.annotate_layout of a global buffer: the postprocess reads dQ back
     # from the backward's permuted layout.
     Case("gqa_bwd_dq_postprocess", "flash_attention/example_gqa_bwd.py",
@@ -406,6 +446,7 @@ def _grouped_ref(t):
 SYMBOLS = {
     "gemm_dynamic_mnk": lambda p: {"m": int(p["M"]), "n": int(p["N"]), "k": int(p["K"])},
     "grouped_gemm_fwd": lambda p: {"batch_sum": 256, "batch_count": 4, "K": 256, "N": 256},
+    "mha_fwd_varlen": _varlen_symbols,
 }
 
 
@@ -458,6 +499,9 @@ def run_case(case, args, vals, built, seed):
     for prm in launcher_params(kernel):
         if prm["kind"] == "symbol":
             cargs.append(ctypes.c_int64(symbols[prm["name"]]))
+            continue
+        if prm["kind"] == "scalar":
+            cargs.append(scalar_arg(prm, symbols))
             continue
         role = prm.get("role", "input")
         buf = Buffer(shape_of(prm["shape"], symbols), torch_dtype(prm["dtype"]),
