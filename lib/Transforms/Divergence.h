@@ -3,9 +3,11 @@
 // Expects: a kernel op in per-thread form (any stage of lowering).
 // Does: classifies every value of the kernel in one pre-order walk: a value
 //   is divergent when it may differ between the threads of a block:
-//   `thread_id`, loads (memory may differ per thread), `shfl`, anything
-//   computed from a divergent value, the variables of `parallel` loops and
-//   of `for` loops with divergent bounds.
+//   `thread_id`, loads (memory may differ per thread) except those at
+//   uniform indices of a global buffer that only loads use (sequence
+//   offsets, per-batch lengths), `shfl`, anything computed from a
+//   divergent value, the variables of `parallel` loops and of `for` loops
+//   with divergent bounds.
 // Guarantees: a value reported uniform has one value across the block's
 //   threads at any point all of them reach, so control flow on it is safe
 //   around barriers. Values defined outside the kernel are uniform.
