@@ -14,8 +14,12 @@ or by the kernel name in its manifest. A Spec says, for one example:
                       bytes is the fewest device-memory bytes: each input read
                       once, each output written once;
   init(name, t, p, g) fills an input/inout whose values are constrained
-                      (sorted boundaries, initial statistics); returns True when
-                      it handled `name`, False for plain random data;
+                      (sorted boundaries, initial statistics, sequence
+                      offsets and lengths); returns True when it handled
+                      `name`, False for plain random data;
+  derive(x, p, sym)   after every input is filled, overwrites inputs that are
+                      functions of the others (a backward kernel's forward
+                      output and log-sum-exp), in place;
   exact               outputs compared element by element (no tolerance);
   workspace           outputs that are scratch space: poisoned, never compared;
   baseline            the name of the torch baseline, for the table;
@@ -34,6 +38,7 @@ All functions work on any torch device (the bench runs them on the GPU).
 """
 
 import math
+import random
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Optional
 
@@ -91,6 +96,7 @@ class Spec:
     work: Callable
     torch: Optional[Callable] = None
     init: Optional[Callable] = None
+    derive: Optional[Callable] = None
     exact: frozenset = frozenset()
     workspace: frozenset = frozenset()
     baseline: str = ""
@@ -503,6 +509,295 @@ def fa_work(p, sym):
     return {"flops": flops, "bytes": memory_work(p, sym, fa_shapes), "bound": "compute"}
 
 
+def sdpa_grads(q, k, v, do, causal, scale=None):
+    """dQ, dK, dV of SDPA for the output gradient DO ((b, h, s, d) tensors),
+    by autograd in the inputs' dtype."""
+    q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+    return torch.autograd.grad(out, (q, k, v), do)
+
+
+# --- gqa_attention -------------------------------------------------------------------
+
+def gqa_shapes(p, sym):
+    q = (p.batch, p.seq_len, p.heads, p.dim)
+    kv = (p.batch, p.seq_len, p.head_kv, p.dim)
+    return {"Q": (q, p.dtype), "K": (kv, p.dtype), "V": (kv, p.dtype), "Output": (q, p.dtype)}
+
+
+def gqa_ref(x, p, sym):
+    groups = p.heads // p.head_kv
+    out = torch.empty(x["Q"].shape, dtype=torch.float64, device=x["Q"].device)
+    scale = 1.0 / math.sqrt(p.dim)
+    step = max(groups, (1 << 27) // (p.seq_len * p.seq_len) // groups * groups)
+    for b in range(p.batch):
+        for h0 in range(0, p.heads, step):
+            hs = slice(h0, min(p.heads, h0 + step))
+            kvs = slice(h0 // groups, (hs.stop + groups - 1) // groups)
+            q = f64(x["Q"][b, :, hs]).transpose(0, 1)
+            k, v = (f64(x[n][b, :, kvs]).transpose(0, 1).repeat_interleave(groups, 0)
+                    for n in ("K", "V"))
+            out[b, :, hs] = attention_f64(q, k, v, p.is_causal, scale).transpose(0, 1)
+    return {"Output": out}
+
+
+def gqa_sdpa(backend=None):
+    """SDPA with grouped KV heads (enable_gqa), optionally one backend."""
+    def make(x, p, sym):
+        q, k, v = (x[n].transpose(1, 2) for n in ("Q", "K", "V"))
+        if backend is None:
+            return lambda: F.scaled_dot_product_attention(
+                q, k, v, is_causal=p.is_causal, enable_gqa=True).transpose(1, 2)
+        try:
+            from torch.nn.attention import SDPBackend, sdpa_kernel
+        except ImportError:
+            return None
+        chosen = getattr(SDPBackend, backend, None)
+        if chosen is None:
+            return None
+
+        def call():
+            with sdpa_kernel(chosen):
+                return F.scaled_dot_product_attention(
+                    q, k, v, is_causal=p.is_causal, enable_gqa=True).transpose(1, 2)
+        return call
+    return make
+
+
+def gqa_work(p, sym):
+    flops = 4 * p.batch * p.heads * p.seq_len * p.seq_len * p.dim
+    if p.is_causal:
+        flops //= 2
+    return {"flops": flops, "bytes": memory_work(p, sym, gqa_shapes), "bound": "compute"}
+
+
+# --- varlen_attention ----------------------------------------------------------------
+
+def ragged_lengths(total, batch, longest, seed):
+    """BATCH sequence lengths in [1, LONGEST] that add up to TOTAL, the first
+    one LONGEST (so the grid's bound is reached), the others random but fixed
+    by SEED (the work counts need them before any tensor exists)."""
+    assert batch <= total <= batch * longest, "no such lengths"
+    rng = random.Random(seed)
+    lengths = [longest] + [1] * (batch - 1)
+    left = total - sum(lengths)
+    while left > 0:
+        i = rng.randrange(1, batch)
+        add = min(left, longest - lengths[i], rng.randint(1, longest))
+        lengths[i] += add
+        left -= add
+    return lengths
+
+
+def varlen_lengths(p):
+    """Query and key lengths of every sequence of a varlen_attention build."""
+    lq = ragged_lengths(p.total_q, p.batch, p.max_seqlen_q, 1000 + p.total_q)
+    if p.total_kv == p.total_q:
+        return lq, lq  # self-attention: as many keys as queries
+    longest = min(p.total_kv - p.batch + 1, -(-2 * p.total_kv // p.batch))
+    return lq, ragged_lengths(p.total_kv, p.batch, longest, 2000 + p.total_kv)
+
+
+def offsets(lengths):
+    return [0] + [sum(lengths[:i + 1]) for i in range(len(lengths))]
+
+
+def varlen_init(name, t, p, g):
+    if name not in ("cu_seqlens_q", "cu_seqlens_k"):
+        return False
+    lq, lk = varlen_lengths(p)
+    t.copy_(torch.tensor(offsets(lq if name == "cu_seqlens_q" else lk), dtype=t.dtype))
+    return True
+
+
+def varlen_shapes(p, sym):
+    q = (p.total_q, p.heads, p.dim)
+    kv = (p.total_kv, p.head_kv, p.dim)
+    return {"Q": (q, p.dtype), "K": (kv, p.dtype), "V": (kv, p.dtype),
+            "cu_seqlens_q": ((p.batch + 1,), "int32"), "cu_seqlens_k": ((p.batch + 1,), "int32"),
+            "Output": (q, p.dtype)}
+
+
+def varlen_attention_f64(q, k, v, causal, scale):
+    """(h, lq, d) attention with the bottom-right causal mask; a query that
+    sees no key gets zeros."""
+    scores = (q @ k.transpose(-1, -2)) * scale
+    lq, lk = scores.shape[-2:]
+    if causal:
+        i = torch.arange(lq, device=q.device).unsqueeze(1)
+        j = torch.arange(lk, device=q.device).unsqueeze(0)
+        scores = scores.masked_fill(j > i + (lk - lq), float("-inf"))
+    probs = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return probs @ v
+
+
+def varlen_ref(x, p, sym):
+    groups = p.heads // p.head_kv
+    cq, ck = x["cu_seqlens_q"].tolist(), x["cu_seqlens_k"].tolist()
+    out = torch.empty(x["Q"].shape, dtype=torch.float64, device=x["Q"].device)
+    scale = 1.0 / math.sqrt(p.dim)
+    for b in range(p.batch):
+        q = f64(x["Q"][cq[b]:cq[b + 1]]).transpose(0, 1)
+        k, v = (f64(x[n][ck[b]:ck[b + 1]]).transpose(0, 1).repeat_interleave(groups, 0)
+                for n in ("K", "V"))
+        out[cq[b]:cq[b + 1]] = varlen_attention_f64(q, k, v, p.is_causal, scale).transpose(0, 1)
+    return {"Output": out}
+
+
+def varlen_torch(x, p, sym):
+    """SDPA per sequence (torch has no packed varlen SDPA): a loop of
+    launches, so a slow baseline for many short sequences."""
+    lq, lk = varlen_lengths(p)
+    if p.is_causal and lq != lk:
+        return None  # SDPA's causal mask is top-left aligned
+    cq, ck = offsets(lq), offsets(lk)
+    views = [tuple(x[n][c[b]:c[b + 1]].transpose(0, 1).unsqueeze(0)
+                   for n, c in (("Q", cq), ("K", ck), ("V", ck))) for b in range(p.batch)]
+
+    def call():
+        return torch.cat([F.scaled_dot_product_attention(
+            q, k, v, is_causal=p.is_causal, enable_gqa=True)[0].transpose(0, 1)
+            for q, k, v in views])
+    return call
+
+
+def varlen_work(p, sym):
+    lq, lk = varlen_lengths(p)
+    pairs = 0
+    for a, b in zip(lq, lk):
+        # Visible (query, key) pairs, bottom-right causal.
+        pairs += sum(max(0, min(b, i + 1 + b - a)) for i in range(a)) if p.is_causal else a * b
+    return {"flops": 4 * p.heads * p.dim * pairs,
+            "bytes": memory_work(p, sym, varlen_shapes), "bound": "compute"}
+
+
+# --- flash_decoding --------------------------------------------------------------------
+
+def decode_lengths(p):
+    """Cached positions per batch entry: the first full, the others random in
+    [1, seqlen_kv], fixed by the shape (the work count needs them)."""
+    rng = random.Random(3000 + p.batch * 7 + p.seqlen_kv)
+    return [p.seqlen_kv] + [rng.randint(1, p.seqlen_kv) for _ in range(p.batch - 1)]
+
+
+def decode_init(name, t, p, g):
+    if name != "cache_seqlens":
+        return False
+    t.copy_(torch.tensor(decode_lengths(p), dtype=t.dtype))
+    return True
+
+
+def decode_shapes(p, sym):
+    b, h, hkv, s, d = p.batch, p.heads, p.head_kv, p.seqlen_kv, p.dim
+    return {"Q": ((b, h, d), p.dtype), "K": ((b, s, hkv, d), p.dtype),
+            "V": ((b, s, hkv, d), p.dtype), "cache_seqlens": ((b,), "int32"),
+            "glse": ((b, h, p.num_split), p.accum_dtype),
+            "Output_partial": ((b, h, p.num_split, d), p.accum_dtype),
+            "Output": ((b, h, d), p.dtype)}
+
+
+def decode_ref(x, p, sym):
+    groups = p.heads // p.head_kv
+    lengths = x["cache_seqlens"].tolist()
+    out = torch.empty(x["Output"].shape, dtype=torch.float64, device=x["Q"].device)
+    scale = 1.0 / math.sqrt(p.dim)
+    for b, n in enumerate(lengths):
+        q = f64(x["Q"][b]).unsqueeze(1)  # (h, 1, d)
+        k, v = (f64(x[name][b, :n]).transpose(0, 1).repeat_interleave(groups, 0)
+                for name in ("K", "V"))
+        out[b] = attention_f64(q, k, v, False, scale).squeeze(1)
+    return {"Output": out}
+
+
+def decode_torch(x, p, sym):
+    """SDPA over the whole cache with a boolean mask of the cached positions."""
+    lengths = torch.tensor(decode_lengths(p), device=x["Q"].device)
+    mask = (torch.arange(p.seqlen_kv, device=x["Q"].device) < lengths[:, None])
+    mask = mask[:, None, None, :]  # (b, 1, 1, s)
+    q = x["Q"].unsqueeze(2)  # (b, h, 1, d)
+    k, v = (x[n].transpose(1, 2) for n in ("K", "V"))
+    return lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                                  enable_gqa=True).squeeze(2)
+
+
+def decode_work(p, sym):
+    """The bytes of K and V the cached lengths cover (read once) plus Q and
+    the output: the bandwidth the goal compares with the copy bandwidth."""
+    cached = sum(decode_lengths(p))
+    kv = 2 * cached * p.head_kv * p.dim * itemsize(p.dtype)
+    qo = 2 * p.batch * p.heads * p.dim * itemsize(p.dtype)
+    return {"flops": 4 * cached * p.heads * p.dim, "bytes": kv + qo, "bound": "memory"}
+
+
+# --- flash_attention_bwd -----------------------------------------------------------------
+
+def bwd_shapes(p, sym):
+    shape = (p.batch, p.seq_len, p.heads, p.dim)
+    stats = (p.batch, p.heads, p.seq_len)
+    return {"Q": (shape, p.dtype), "K": (shape, p.dtype), "V": (shape, p.dtype),
+            "O": (shape, p.dtype), "dO": (shape, p.dtype), "lse": (stats, p.accum_dtype),
+            "Delta": (stats, p.accum_dtype), "dQ_accum": (shape, p.accum_dtype),
+            "dQ": (shape, p.dtype), "dK": (shape, p.dtype), "dV": (shape, p.dtype)}
+
+
+def bwd_derive(x, p, sym):
+    """O and lse as the forward computes them from Q, K, V: O rounded to
+    dtype, lse the base-2 log-sum-exp of the scaled scores."""
+    scale = 1.0 / math.sqrt(p.dim)
+    for b in range(p.batch):
+        for h in range(p.heads):
+            q, k, v = (f64(x[n][b, :, h]) for n in ("Q", "K", "V"))
+            scores = (q @ k.t()) * scale
+            if p.is_causal:
+                scores = scores.masked_fill(
+                    torch.ones_like(scores, dtype=torch.bool).triu(1), float("-inf"))
+            x["lse"][b, h] = torch.logsumexp(scores, dim=-1) / math.log(2)
+            x["O"][b, :, h] = torch.softmax(scores, dim=-1) @ v
+
+
+def bwd_ref(x, p, sym):
+    grads = {n: torch.empty(x[n[1:]].shape, dtype=torch.float64, device=x["Q"].device)
+             for n in ("dQ", "dK", "dV")}
+    for b in range(p.batch):
+        q, k, v, do = (f64(x[n][b]).transpose(0, 1) for n in ("Q", "K", "V", "dO"))
+        dq, dk, dv = sdpa_grads(q, k, v, do, p.is_causal)
+        for name, t in (("dQ", dq), ("dK", dk), ("dV", dv)):
+            grads[name][b] = t.transpose(0, 1)
+    return grads
+
+
+def bwd_torch(backend=None):
+    """SDPA's backward alone: the forward runs once when the callable is made."""
+    def make(x, p, sym):
+        q, k, v, do = (x[n].transpose(1, 2).detach().requires_grad_(n != "dO")
+                       for n in ("Q", "K", "V", "dO"))
+        ctx = None
+        if backend is not None:
+            try:
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+            except ImportError:
+                return None
+            chosen = getattr(SDPBackend, backend, None)
+            if chosen is None:
+                return None
+            ctx = lambda: sdpa_kernel(chosen)  # noqa: E731
+        with ctx() if ctx else torch.enable_grad():
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=p.is_causal)
+        # The gradients as (b, s, h, d) views, the kernel's layout.
+        return lambda: tuple(g.transpose(1, 2) for g in torch.autograd.grad(
+            out, (q, k, v), do, retain_graph=True))
+    return make
+
+
+def bwd_work(p, sym):
+    # Five matmuls of the forward's size (two recompute S and dP, three
+    # give dV, dK, dQ): 2.5x the forward's flops, half when causal.
+    flops = 10 * p.batch * p.heads * p.seq_len * p.seq_len * p.dim
+    if p.is_causal:
+        flops //= 2
+    return {"flops": flops, "bytes": memory_work(p, sym, bwd_shapes), "bound": "compute"}
+
+
 # --- flashmla_decode ------------------------------------------------------------------
 
 def mla_shapes(p, sym):
@@ -743,6 +1038,24 @@ SPECS: Dict[str, Spec] = {
                             extras={"SDPA-flash": sdpa_backend("FLASH_ATTENTION"),
                                     "SDPA-cuDNN": sdpa_backend("CUDNN_ATTENTION"),
                                     "Triton": fa_triton}),
+    "gqa_attention": Spec(gqa_shapes, gqa_ref, gqa_work, torch=gqa_sdpa(),
+                          baseline="F.scaled_dot_product_attention(enable_gqa=True)",
+                          short="SDPA",
+                          extras={"SDPA-flash": gqa_sdpa("FLASH_ATTENTION"),
+                                  "SDPA-cuDNN": gqa_sdpa("CUDNN_ATTENTION")}),
+    "varlen_attention": Spec(varlen_shapes, varlen_ref, varlen_work, torch=varlen_torch,
+                             init=varlen_init,
+                             baseline="SDPA(enable_gqa=True) per sequence", short="SDPA"),
+    "flash_decoding": Spec(decode_shapes, decode_ref, decode_work, torch=decode_torch,
+                           init=decode_init, workspace=frozenset({"glse", "Output_partial"}),
+                           baseline="SDPA(enable_gqa=True) with a length mask"),
+    "flash_attention_bwd": Spec(bwd_shapes, bwd_ref, bwd_work, torch=bwd_torch(),
+                                derive=bwd_derive,
+                                workspace=frozenset({"Delta", "dQ_accum"}),
+                                baseline="SDPA backward (autograd.grad, its default backend)",
+                                short="SDPA",
+                                extras={"SDPA-flash": bwd_torch("FLASH_ATTENTION"),
+                                        "SDPA-cuDNN": bwd_torch("CUDNN_ATTENTION")}),
     "flashmla_decode": Spec(mla_shapes, mla_ref, mla_work, torch=mla_torch,
                             workspace=frozenset({"glse", "Output_partial"}),
                             baseline="SDPA over concatenated latent K"),

@@ -458,7 +458,7 @@ class Instance:
         import torch
         from refs import torch_dtype
         self.buffers, self.roles, self.args = {}, {}, []
-        self.kernel = kernel
+        self.kernel, self.symbols = kernel, symbols
         for prm in launcher_params(kernel):
             kind, name = prm["kind"], prm["name"]
             if kind == "symbol":
@@ -500,6 +500,8 @@ class Instance:
                 # accumulators, running statistics).
                 self.stateful = True
                 before[name] = t.clone()
+        if spec.derive:
+            spec.derive(self.tensors(), p, self.symbols)
         return before
 
     def call(self, fn):
@@ -742,6 +744,8 @@ def selftest_refs(args):
                 elif not (spec.init and spec.init(name, t, p, g)):
                     fill_random(t, g)
                 x[name] = t
+            if spec.derive:
+                spec.derive(x, p, sym)
             ref = spec.ref({n: t.clone() for n, t in x.items()}, p, sym)
             for name, r in ref.items():
                 assert r.numel() == x[name].numel(), f"ref {name} has shape {tuple(r.shape)}"

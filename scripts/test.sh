@@ -162,7 +162,9 @@ run_nvcc_checks() {
 # the 64 KiB of LDS an AMD block has) are compiled for AMD with these -D.
 hip_defines() {
   case $1 in
-  flash_attention) echo "-D block_M=64" ;;
+  flash_attention | gqa_attention | varlen_attention) echo "-D block_M=64" ;;
+  flash_attention_bwd) echo "-D block_M=32 -D num_stages=1" ;;
+  flash_decoding) echo "-D num_stages=1" ;;
   flashmla_decode) echo "-D block_H=16 -D num_stages=1" ;;
   esac
 }

@@ -131,6 +131,7 @@ private:
   /// `&buf[i]` of an operand group.
   std::string address(const Operation &Op, unsigned G);
   void emitAtomic(const Operation &Op);
+  void emitRelaxedAtomic(const Operation &Op);
   void emitCallExtern(const Operation &Op);
   void emitBarrier(const Operation &Op);
   void emitMBarrierInit(const Operation &Op);
@@ -696,7 +697,22 @@ void KernelEmitter::emitWgmmaSync(const Operation &Op) {
 /// atomicAdd/Max/Min; float max/min through the CAS helpers of
 /// tilec_runtime.h, 64-bit integers through (unsigned) long long. Each
 /// returns the previous value, which a result (return_prev) is bound to.
+/// Those atomics are relaxed; a memory_order that releases puts a device
+/// fence before the atomic, one that acquires a fence after it (PTX's
+/// fence-then-atomic and atomic-then-fence patterns; __threadfence is a
+/// sequentially consistent fence on both vendors).
 void KernelEmitter::emitAtomic(const Operation &Op) {
+  StringRef Order = Op.getStringAttr("memory_order").value_or("relaxed");
+  bool Release = Order == "release" || Order == "acq_rel" || Order == "seq_cst";
+  bool Acquire = Order == "acquire" || Order == "acq_rel" || Order == "seq_cst";
+  if (Release)
+    W.line("__threadfence();");
+  emitRelaxedAtomic(Op);
+  if (Acquire)
+    W.line("__threadfence();");
+}
+
+void KernelEmitter::emitRelaxedAtomic(const Operation &Op) {
   StringRef Kind = *Op.getStringAttr("kind");
   DType T = Op.getOperand(0)->getType().getDType();
   Expr Addr = {"&" + E.element(Op, Op.getGroup(0)).Text, PrecUnary};

@@ -752,7 +752,9 @@ bool Verifier::checkAtomic(const Operation &Op) {
   if (Op.getNumGroups() != 2)
     return fail(Op, "expects operands %dst[...], %value or %dst[...], "
                     "%src[...]");
-  if (!checkStringChoice(Op, "kind", {"add", "max", "min"}, true))
+  if (!checkStringChoice(Op, "kind", {"add", "max", "min"}, true) ||
+      !checkStringChoice(Op, "memory_order",
+                         {"acquire", "release", "acq_rel", "seq_cst"}, false))
     return false;
   const Type &Dst = Op.getOperand(0)->getType();
   llvm::ArrayRef<Value *> Src = Op.getGroup(1);

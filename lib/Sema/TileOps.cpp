@@ -619,13 +619,44 @@ static bool isRegionValue(const Value &V) {
   return Ref && Ref->hasSlice();
 }
 
+/// The memory_order of an atomic as the IR attribute's value: "" for None
+/// and "relaxed" (what CUDA's and HIP's atomics are), "acquire" for
+/// "consume" (as C++ compilers treat it).
+static std::optional<std::string> memoryOrder(Interp &I, BoundArgs &A,
+                                              unsigned Arg) {
+  const Value &V = A[Arg];
+  if (V.isNone())
+    return std::string();
+  if (V.isStr()) {
+    std::string Order = V.getStr();
+    if (Order == "relaxed")
+      return std::string();
+    if (Order == "consume")
+      return std::string("acquire");
+    if (Order == "acquire" || Order == "release" || Order == "acq_rel" ||
+        Order == "seq_cst")
+      return Order;
+  }
+  if (!V.isPoison())
+    I.error(A.range(Arg), diag::err_type_mismatch)
+        << "T." + std::string(A.Spec->Name) + " memory_order"
+        << "relaxed, consume, acquire, release, acq_rel or seq_cst" << repr(V);
+  return std::nullopt;
+}
+
+static void setMemoryOrder(ir::Operation *Op, llvm::StringRef Order) {
+  if (!Order.empty())
+    Op->setAttr("memory_order", ir::Attribute::string(Order));
+}
+
 Value sema::tAtomic(Interp &I, BoundArgs &A) {
   llvm::StringRef Kind = A.id() == BuiltinID::TAtomicAdd   ? "add"
                          : A.id() == BuiltinID::TAtomicMax ? "max"
                                                            : "min";
   auto Dst = regionOf(I, A[0], A.range(0), A.name() + " destination");
+  auto Order = memoryOrder(I, A, 2);
   auto Prev = I.constBool(A[3], A.range(3), "return_prev");
-  if (!Dst || !Prev)
+  if (!Dst || !Order || !Prev)
     return Value::poison();
   ir::Scope S = Dst->Buf->Scope;
   if (S != ir::Scope::Global && S != ir::Scope::Shared) {
@@ -642,7 +673,7 @@ Value sema::tAtomic(Interp &I, BoundArgs &A) {
     auto Src = regionOf(I, A[1], A.range(1), A.name() + " value");
     if (!Src || !checkBounds(I, *Dst, A.range(0)))
       return Value::poison();
-    I.B.createAtomic(Kind, Dst->R, Src->R);
+    setMemoryOrder(I.B.createAtomic(Kind, Dst->R, Src->R), *Order);
     return Value::none();
   }
   if (!Dst->ElementForm) {
@@ -655,6 +686,7 @@ Value sema::tAtomic(Interp &I, BoundArgs &A) {
     return Value::poison();
   ir::Operation *Op =
       I.B.createAtomic(Kind, Dst->R.Buffer, Dst->R.Indices, V, *Prev);
+  setMemoryOrder(Op, *Order);
   return *Prev ? Value::runtime(Op->getResult()) : Value::none();
 }
 

@@ -94,6 +94,7 @@ public:
                          "destination's rank");
     Dst.Extent = *Aligned;
     llvm::StringRef Kind = Op.getStringAttr("kind").value_or("add");
+    llvm::StringRef Order = Op.getStringAttr("memory_order").value_or("");
     auto [Loop, Ivs] = makeLoop(*Src);
     Builder::InsertionGuard G(B);
     B.setInsertionPointToEnd(Loop->getBody());
@@ -101,7 +102,10 @@ public:
     Value *OK = conjunction(guardOf(*Src, SrcIdx), guardOf(Dst, DstIdx));
     emitIf(OK, [&] {
       Value *V = B.createLoad(Src->Buffer, SrcIdx);
-      B.createAtomic(Kind, Dst.Buffer, DstIdx, convert(V, elemType(Dst)));
+      Operation *Atomic =
+          B.createAtomic(Kind, Dst.Buffer, DstIdx, convert(V, elemType(Dst)));
+      if (!Order.empty())
+        Atomic->setAttr("memory_order", Attribute::string(Order));
     });
     return true;
   }

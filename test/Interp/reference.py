@@ -116,7 +116,105 @@ def minmax(p):
                       max(0.0, max(abs(x) for x in a))]}
 
 
+def attend(q, keys, values, scale):
+    """softmax(q . keys / scale) @ values for one query row; no keys: zeros."""
+    if not keys:
+        return [0.0] * len(q)
+    s = [scale * sum(a * b for a, b in zip(q, k)) for k in keys]
+    mx = max(s)
+    e = [math.exp(x - mx) for x in s]
+    total = sum(e)
+    return [sum(w * v[d] for w, v in zip(e, values)) / total for d in range(len(q))]
+
+
+def tensor(flat, *shape):
+    """Nested lists of the row-major FLAT with SHAPE."""
+    for n in reversed(shape[1:]):
+        flat = rows(flat, n)
+    return flat
+
+
+# The attention references hard-code the shapes.txt sizes they run at.
+def gqa_attention(p):
+    s, h, hkv, d = 100, 4, 2, 64  # causal
+    q = tensor(p["Q"], s, h, d)
+    k, v = (tensor(p[n], s, hkv, d) for n in ("K", "V"))
+    out = []
+    for i in range(s):
+        for j in range(h):
+            g = j // (h // hkv)
+            out += attend(q[i][j], [k[t][g] for t in range(i + 1)],
+                          [v[t][g] for t in range(i + 1)], 1 / math.sqrt(d))
+    return {"Output": out}
+
+
+def varlen_attention(p):
+    h, hkv, d = 2, 1, 64  # causal, aligned to the bottom right
+    cq, ck = [int(x) for x in p["cu_seqlens_q"]], [int(x) for x in p["cu_seqlens_k"]]
+    q = tensor(p["Q"], cq[-1], h, d)
+    k, v = (tensor(p[n], ck[-1], hkv, d) for n in ("K", "V"))
+    out = [0.0] * len(p["Output"])
+    for b in range(len(cq) - 1):
+        lq, lk = cq[b + 1] - cq[b], ck[b + 1] - ck[b]
+        for i in range(lq):
+            seen = range(ck[b], ck[b] + max(0, min(lk, i + 1 + lk - lq)))
+            for j in range(h):
+                g = j // (h // hkv)
+                row = (cq[b] + i) * h + j
+                out[row * d:(row + 1) * d] = attend(
+                    q[cq[b] + i][j], [k[t][g] for t in seen], [v[t][g] for t in seen],
+                    1 / math.sqrt(d))
+    return {"Output": out}
+
+
+def flash_decoding(p):
+    h, hkv, s, d = 4, 2, 200, 64
+    lens = [int(x) for x in p["cache_seqlens"]]
+    q = tensor(p["Q"], len(lens), h, d)
+    k, v = (tensor(p[n], len(lens), s, hkv, d) for n in ("K", "V"))
+    out = []
+    for b, n in enumerate(lens):
+        for j in range(h):
+            g = j // (h // hkv)
+            out += attend(q[b][j], [k[b][t][g] for t in range(n)],
+                          [v[b][t][g] for t in range(n)], 1 / math.sqrt(d))
+    return {"Output": out}
+
+
+def flash_attention_bwd(p):
+    """The backward's formulas on the given O and lse (random here, so not
+    those of a forward): P = 2^(S log2(e) - lse), Delta = rowsum(dO * O)."""
+    s, h, d = 100, 2, 64  # causal
+    q, k, v, o, do = (tensor(p[n], s, h, d) for n in ("Q", "K", "V", "O", "dO"))
+    lse = tensor(p["lse"], h, s)
+    scale = 1 / math.sqrt(d)
+    grads = {n: [0.0] * (s * h * d) for n in ("dQ", "dK", "dV")}
+
+    def add(name, i, j, row, w):
+        base = (i * h + j) * d
+        for c in range(d):
+            grads[name][base + c] += w * row[c]
+
+    def dot(a, b):
+        return sum(x * y for x, y in zip(a, b))
+
+    for j in range(h):
+        for i in range(s):
+            delta = dot(do[i][j], o[i][j])
+            for t in range(i + 1):
+                pr = 2 ** (dot(q[i][j], k[t][j]) * scale / math.log(2) - lse[j][i])
+                ds = pr * (dot(do[i][j], v[t][j]) - delta) * scale
+                add("dV", t, j, do[i][j], pr)
+                add("dK", t, j, q[i][j], ds)
+                add("dQ", i, j, k[t][j], ds)
+    return grads
+
+
 REFERENCES = {
+    "gqa_attention": gqa_attention,
+    "varlen_attention": varlen_attention,
+    "flash_decoding": flash_decoding,
+    "flash_attention_bwd": flash_attention_bwd,
     "elementwise_add": elementwise_add,
     "gemm": gemm,
     "gemm_dynamic": gemm_nt,

@@ -2,12 +2,13 @@
 //
 //   tilec k.tile --target=gfx90a --emit=lowered-ir -o k.tir
 //   tilec-run k.tir --target=gfx90a [-s M=256 ...] [--zero NAME ...]
-//             [--seed N] [-o out.txt]
+//             [--set NAME=V,V,...] [--seed N] [-o out.txt]
 //             [--compare ref.txt [--rtol R] [--atol A]]
 //
 // Fills the func's inputs with seeded pseudo-random values (floats uniform
 // in [-1, 1), signed ints in [-4, 4], unsigned in [0, 8]; outputs, the
-// `out_idx` params and those named by --zero, start at zero), runs it through
+// `out_idx` params and those named by --zero, start at zero; --set gives a
+// parameter every value, such as sequence offsets), runs it through
 // the interpreter (tilec/Interp/Interpreter.h) and writes every parameter's
 // final values.
 // --compare reads such a file (another target's run, or a reference) and
@@ -38,6 +39,7 @@ struct Options {
   std::string Input, Output = "-", Compare, TargetName = "sm_80";
   std::map<std::string, int64_t> Symbols;
   std::vector<std::string> Zero;
+  std::map<std::string, std::vector<double>> Set;
   uint64_t Seed = 1;
   double RTol = 1e-2, ATol = 1e-2;
 };
@@ -45,8 +47,26 @@ struct Options {
 const char *Usage =
     "usage: tilec-run FILE.tir [--target=NAME] [-s SYM=VALUE]... [--zero "
     "PARAM]...\n"
-    "                 [--seed N]\n"
+    "                 [--set PARAM=V,V,...]... [--seed N]\n"
     "                 [-o OUT] [--compare REF [--rtol R] [--atol A]]\n";
+
+/// Parses `NAME=V,V,...` into \p Set.
+bool parseSet(const std::string &S,
+              std::map<std::string, std::vector<double>> &Set) {
+  size_t Eq = S.find('=');
+  if (Eq == std::string::npos || Eq == 0)
+    return false;
+  std::vector<double> &Values = Set[S.substr(0, Eq)];
+  std::stringstream In(S.substr(Eq + 1));
+  std::string Item;
+  while (std::getline(In, Item, ',')) {
+    char *End = nullptr;
+    Values.push_back(std::strtod(Item.c_str(), &End));
+    if (Item.empty() || *End != '\0')
+      return false;
+  }
+  return !Values.empty();
+}
 
 bool parseArgs(int Argc, char **Argv, Options &O) {
   for (int I = 1; I < Argc; ++I) {
@@ -64,7 +84,10 @@ bool parseArgs(int Argc, char **Argv, Options &O) {
       O.Symbols[S.substr(0, Eq)] = std::stoll(S.substr(Eq + 1));
     } else if (A == "--zero")
       O.Zero.push_back(Next());
-    else if (A == "--seed")
+    else if (A == "--set") {
+      if (!parseSet(Next(), O.Set))
+        return false;
+    } else if (A == "--seed")
       O.Seed = std::stoull(Next());
     else if (A == "-o")
       O.Output = Next();
@@ -93,6 +116,25 @@ uint64_t randomValue(DType T, std::mt19937_64 &Rng) {
       wrapInt(T, std::uniform_int_distribution<int64_t>(Lo, Hi)(Rng)));
 }
 
+/// Replaces \p H's values by those --set gives it, if any; false when
+/// their count is not its element count.
+bool setValues(const Options &O, HostBuffer &H) {
+  auto It = O.Set.find(H.Name);
+  if (It == O.Set.end())
+    return true;
+  if (It->second.size() != H.Data.size()) {
+    llvm::errs() << "tilec-run: error: --set gives " << It->second.size()
+                 << " values for '" << H.Name << "', which has "
+                 << H.Data.size() << " elements\n";
+    return false;
+  }
+  for (size_t I = 0; I < H.Data.size(); ++I)
+    H.Data[I] = isFloat(H.Elem)
+                    ? fromDouble(H.Elem, It->second[I])
+                    : fromInt(wrapInt(H.Elem, int64_t(It->second[I])));
+  return true;
+}
+
 /// Sizes and fills the func's parameters; returns false on a missing
 /// symbol value.
 bool makeParams(const ir::Operation &Func, const Options &O,
@@ -114,6 +156,12 @@ bool makeParams(const ir::Operation &Func, const Options &O,
     SymbolValues.push_back(It->second);
     Bound[S] = It->second;
   }
+  for (const auto &[Name, Values] : O.Set)
+    if (!llvm::is_contained(Names, Name)) {
+      llvm::errs() << "tilec-run: error: --set names '" << Name
+                   << "', which is not a parameter\n";
+      return false;
+    }
   std::vector<int64_t> OutIdx = *Func.getIntArrayAttr("out_idx");
   std::mt19937_64 Rng(O.Seed);
   const ir::Block &Body = Func.getBody();
@@ -137,6 +185,8 @@ bool makeParams(const ir::Operation &Func, const Options &O,
     for (int64_t I = 0; I < N; ++I)
       H.Data.push_back(IsOut ? fromDouble(H.Elem, 0.0)
                              : randomValue(H.Elem, Rng));
+    if (!setValues(O, H))
+      return false;
     Params.push_back(std::move(H));
   }
   return true;
