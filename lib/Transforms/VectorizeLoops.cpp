@@ -20,10 +20,16 @@ constexpr int64_t MultipleCap = int64_t(1) << 20;
 
 int64_t capMultiple(int64_t M) { return M == 0 ? 0 : std::gcd(M, MultipleCap); }
 
-/// Pure integer ops that may compute indices inside a vectorized body.
+/// Pure integer ops that may compute indices inside a vectorized body, and
+/// the comparisons and logic of a guard's condition.
 bool isIndexOp(const Operation &Op) {
-  if (Op.getNumRegions() || Op.getNumResults() != 1 ||
-      !Op.getResult()->getType().isInteger())
+  if (Op.getNumRegions() || Op.getNumResults() != 1)
+    return false;
+  const Type &T = Op.getResult()->getType();
+  if (T.isBool())
+    return Op.is(OpKind::Cmp) || Op.is(OpKind::And) || Op.is(OpKind::Or) ||
+           Op.is(OpKind::Xor) || Op.is(OpKind::Const);
+  if (!T.isInteger())
     return false;
   switch (Op.getKind()) {
   case OpKind::Const:
@@ -101,10 +107,16 @@ private:
   Value *Var = nullptr;
   int64_t Trip = 0;
   std::vector<Move> Moves;
+  /// The `if` (no else) around the moves, whose condition does not depend
+  /// on v (a bounds guard on other dims); null when the moves are at the
+  /// top of the body.
+  Operation *Guard = nullptr;
   llvm::DenseMap<const Value *, bool> Depends;
 
   bool hasConstantBounds();
   bool collectMoves();
+  bool collectMovesIn(Block &Body);
+  bool isGuard(Operation &Op);
   bool collectMove(Operation &Load);
   bool independentMoves() const;
   bool dependsOnVar(const Value *V);
@@ -131,9 +143,29 @@ bool LoopVectorizer::hasConstantBounds() {
 
 /// The body is index ops plus loads whose only use is a store of the same
 /// body, directly or through one `cast` used by that store alone (load,
-/// cast, store in this order).
+/// cast, store in this order); or index ops and, last, a guard holding such
+/// a body.
 bool LoopVectorizer::collectMoves() {
-  for (Operation &Op : Loop.getBody()) {
+  Block &Body = Loop.getBody();
+  if (!Body.empty() && isGuard(Body.back())) {
+    Guard = &Body.back();
+    for (Operation &Op : Body)
+      if (&Op != Guard && !isIndexOp(Op))
+        return false;
+    return collectMovesIn(Guard->getBody(0));
+  }
+  return collectMovesIn(Body);
+}
+
+/// An `if` without else whose condition is the same for every v.
+bool LoopVectorizer::isGuard(Operation &Op) {
+  return Op.is(OpKind::If) &&
+         (Op.getNumRegions() == 1 || Op.getBody(1).empty()) &&
+         !dependsOnVar(Op.getOperand(0));
+}
+
+bool LoopVectorizer::collectMovesIn(Block &Body) {
+  for (Operation &Op : Body) {
     if (Op.is(OpKind::Load)) {
       if (!collectMove(Op))
         return false;
@@ -141,7 +173,7 @@ bool LoopVectorizer::collectMoves() {
     }
     if (Op.is(OpKind::Store) || Op.is(OpKind::Cast)) {
       const Operation *Def = Op.getOperand(0)->getDefiningOp();
-      if (!Def || Def->getParentBlock() != &Loop.getBody() ||
+      if (!Def || Def->getParentBlock() != &Body ||
           !(Def->is(OpKind::Load) ||
             (Op.is(OpKind::Store) && Def->is(OpKind::Cast))))
         return false;
@@ -154,9 +186,10 @@ bool LoopVectorizer::collectMoves() {
 }
 
 bool LoopVectorizer::collectMove(Operation &Load) {
-  const Use *U = soleUseIn(Load, Loop.getBody());
+  const Block &Body = *Load.getParentBlock();
+  const Use *U = soleUseIn(Load, Body);
   if (U && U->User->is(OpKind::Cast))
-    U = soleUseIn(*U->User, Loop.getBody());
+    U = soleUseIn(*U->User, Body);
   if (!U || !U->User->is(OpKind::Store) || U->Index != 0)
     return false;
   Moves.push_back({&Load, U->User});
@@ -180,7 +213,7 @@ bool LoopVectorizer::dependsOnVar(const Value *V) {
   if (V == Var)
     return true;
   const Operation *Def = V->getDefiningOp();
-  if (!Def || Def->getParentBlock() != &Loop.getBody())
+  if (!Def || !Loop.isAncestorOf(Def))
     return false;
   auto It = Depends.find(V);
   if (It != Depends.end())
@@ -327,17 +360,20 @@ int64_t LoopVectorizer::chooseLanes(const Move &M,
   return 1;
 }
 
-/// Index ops move before the loop with v = 0; each move becomes Trip / L
-/// vcopies at offsets k * L of the last index.
+/// Index ops move before the loop with v = 0, and so does the guard; each
+/// move becomes Trip / L vcopies at offsets k * L of the last index, where
+/// the loop was (inside the guard: where its store was).
 void LoopVectorizer::rewrite() {
   Builder B;
   B.setInsertionPoint(&Loop);
   B.setLoc(Loop.getLoc());
   Var->replaceAllUsesWith(B.createConstInt(0, Var->getType().getDType()));
   for (Operation *Op : Loop.getBody().getOps())
-    if (isIndexOp(*Op))
+    if (isIndexOp(*Op) || Op == Guard)
       Op->moveBefore(&Loop);
   for (const Move &M : Moves) {
+    if (Guard)
+      B.setInsertionPoint(M.Store);
     B.setLoc(M.Store->getLoc());
     std::vector<Value *> Dst = M.Store->getGroup(1);
     std::vector<Value *> Src = M.Load->getGroup(0);
@@ -354,6 +390,13 @@ void LoopVectorizer::rewrite() {
       B.create(OpKind::VCopy, Ops, {unsigned(Dst.size()), unsigned(Src.size())},
                {}, {{"lanes", Attribute::integer(M.Lanes)}});
     }
+    if (!Guard)
+      continue;
+    Operation *Cast = M.Store->getOperand(0)->getDefiningOp();
+    M.Store->erase();
+    if (Cast != M.Load)
+      Cast->erase();
+    M.Load->erase();
   }
   Loop.erase();
 }
@@ -380,8 +423,8 @@ private:
         Loops.push_back(&Op);
     });
     std::set<std::string> Assumes = readAssumes(Func);
-    // A loop that qualifies has no nested regions, so rewriting it never
-    // removes another collected loop.
+    // A loop that qualifies has no nested loops (at most a guard), so
+    // rewriting it never removes another collected loop.
     for (Operation *Loop : Loops) {
       LoopVectorizer LV(*Loop);
       if (LV.analyze(Assumes))
