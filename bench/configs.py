@@ -114,6 +114,17 @@ T8_128x128 = _tile("int8", 128, 128, 64, 3, 128)
 T8_128x256 = _tile("int8", 128, 256, 64, 3, 256)
 T8_256x128K128 = _tile("int8", 256, 128, 128, 3, 256)
 _tile("int8", 128, 256, 128, 3, 256)
+# fp8 (wgmma k32, sm_90): block_K 128 is one 128-byte swizzled row; a
+# stage of 128x256x128 takes 48 KiB, so four fit.
+T8F_128x256S4 = _tile("fp8", 128, 256, 128, 4, 256)
+T8F_128x256S3 = _tile("fp8", 128, 256, 128, 3, 256)
+T8F_256x128S3 = _tile("fp8", 256, 128, 128, 3, 256)
+T8F_128x128S4 = _tile("fp8", 128, 128, 128, 4, 128)
+T8F_128x128S3 = _tile("fp8", 128, 128, 128, 3, 128)
+T8F_256x128S4 = _tile("fp8", 256, 128, 128, 4, 256)
+# 128x256x128/s4 leads on six shapes, 256x128x128/s4 on M2 (H200,
+# 2026-11-26); 128x128 blocks of one warpgroup trail by 10-15%.
+_FP8_TILES = (T8F_128x256S4, T8F_256x128S4, T8F_128x256S3)
 
 # The per-shape candidates for the paper's GEMMs, from `--tiles all` runs on
 # the H200 (2026-11-22): four-warp 128x128 blocks (two per SM, 64x64 warp
@@ -129,6 +140,7 @@ _PAPER_TILES = (T128x128S4, T128x128K64, T256x128K64, T128x256K64,
 PAPER_GEMM_TILES = {n: _PAPER_TILES
                     for n in ("M0", "M1", "M2", "M3", "M4", "M5", "M6", "M7")}
 GEMM_GOAL = 0.9  # per-shape floor of tilec GEMM / cuBLAS on the paper's shapes
+FP8_GOAL = 0.9  # the same against torch._scaled_mm (fp8 e4m3)
 
 # Operand layouts of gemm_transpose: (name, trans_A, trans_B).
 LAYOUTS = [("NN", False, False), ("NT", False, True), ("TN", True, False),
@@ -196,6 +208,16 @@ CONFIGS: Dict[str, List[Build]] = {
         B("777x1000x1000 i8", M=777, N=1000, K=1000, tags=["ragged"]),
         B("4096^3 i8", M=4096, N=4096, K=4096, tiles=(T8_128x256, T8_128x128)),
         B("8192^3 i8", M=8192, N=8192, K=8192, tiles=(T8_128x256, T8_256x128K128)),
+    ],
+    "gemm_fp8": [
+        B("1024^3 e4m3", tags=["check"]),
+        B("1024^3 e5m2 f16 out s2", dtype="float8_e5m2", out_dtype="float16",
+          num_stages=2, tags=["check"]),
+        B("1000x1000x1024 e4m3", M=1000, N=1000, K=1024, tags=["ragged"]),
+        B("1024^3 e4m3 128x256x128 s4 t256", block_N=256, num_stages=4, threads=256,
+          tags=["check"]),
+        *[B(f"{n} {m}x{nn}x{k} e4m3", M=m, N=nn, K=k, tags=["paper"], tiles=_FP8_TILES,
+            goal=FP8_GOAL) for n, m, nn, k in PAPER_GEMM],
     ],
     "gemm_epilogue": [
         B("1024^3 f16 bias+relu", tags=["check"]),

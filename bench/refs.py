@@ -232,6 +232,46 @@ def int8_work(p, sym):
             "bytes": memory_work(p, sym, int8_shapes), "bound": "compute"}
 
 
+def fp8_shapes(p, sym):
+    return {"A": ((p.M, p.K), p.dtype), "B": ((p.N, p.K), p.dtype),
+            "C": ((p.M, p.N), p.out_dtype)}
+
+
+def fp8_ref(x, p, sym):
+    # The fp8 inputs are exact in float64.
+    return {"C": f64(x["A"]) @ f64(x["B"]).T}
+
+
+def scaled_mm(x, p, fast_accum):
+    """torch._scaled_mm (cuBLASLt's fp8 GEMM) on A and B with per-tensor
+    scales of 1.0, the unscaled product; B.t() is the column-major (K, N)
+    operand it wants. fast_accum: accumulate as wgmma does, without the
+    periodic promotion to a float32 sum that its default adds."""
+    a, bt, c = x["A"], x["B"].t(), x["C"]
+    if not hasattr(torch, "_scaled_mm") or p.K % 16 or p.N % 16:
+        return None
+    one = torch.ones((), dtype=torch.float32, device=a.device)
+    kw = dict(scale_a=one, scale_b=one, out_dtype=c.dtype, use_fast_accum=fast_accum)
+    try:
+        torch._scaled_mm(a, bt, out=c, **kw)
+    except TypeError:  # a torch without the out= form
+        return lambda: torch._scaled_mm(a, bt, **kw)
+    return lambda: torch._scaled_mm(a, bt, out=c, **kw)
+
+
+def fp8_torch(x, p, sym):
+    return scaled_mm(x, p, True)
+
+
+def fp8_slow_accum(x, p, sym):
+    return scaled_mm(x, p, False)
+
+
+def fp8_work(p, sym):
+    return {"flops": 2 * p.M * p.N * p.K,
+            "bytes": memory_work(p, sym, fp8_shapes), "bound": "compute"}
+
+
 def epi_shapes(p, sym):
     return {"A": ((p.M, p.K), p.dtype), "B": ((p.K, p.N), p.dtype),
             "Bias": ((p.N,), p.dtype), "D": ((p.M, p.N), p.dtype)}
@@ -1012,6 +1052,9 @@ SPECS: Dict[str, Spec] = {
     "gemm_int8": Spec(int8_shapes, int8_ref, int8_work, torch=int8_torch,
                       exact=frozenset({"C"}), baseline="torch._int_mm (cuBLASLt int8)",
                       short="_int_mm"),
+    "gemm_fp8": Spec(fp8_shapes, fp8_ref, fp8_work, torch=fp8_torch,
+                     baseline="torch._scaled_mm (cuBLASLt fp8, scales 1.0, fast accumulation)",
+                     short="_scaled_mm", extras={"_scaled_mm-f32acc": fp8_slow_accum}),
     "gemm_epilogue": Spec(epi_shapes, epi_ref, epi_work, torch=epi_torch,
                           baseline="torch._addmm_activation (cuBLASLt bias+ReLU epilogue)",
                           short="cuBLASLt"),
@@ -1075,6 +1118,7 @@ SPECS: Dict[str, Spec] = {
 SPECS["matmul"] = SPECS["gemm"]
 SPECS["matmul_transpose"] = SPECS["gemm_transpose"]
 SPECS["matmul_int8"] = SPECS["gemm_int8"]
+SPECS["matmul_fp8"] = SPECS["gemm_fp8"]
 SPECS["matmul_bias_relu"] = SPECS["gemm_epilogue"]
 SPECS["matmul_rs"] = SPECS["gemm_rs"]
 SPECS["matmul_dynamic_m"] = SPECS["gemm_dynamic"]

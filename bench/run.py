@@ -236,6 +236,8 @@ def plan_builds(args):
             configs = [c for c in configs if "paper" not in c.tags]
         if args.timed_only:
             configs = [c for c in configs if not {"check", "ragged"} & set(c.tags)]
+        if args.match:
+            configs = [c for c in configs if re.search(args.match, f"{stem} {c.label}")]
         for cfg in configs:
             for tile, tile_defines in tile_choices(cfg, args):
                 raw = dict(cfg.defines, **tile_defines)
@@ -1075,6 +1077,8 @@ def parse_args(argv):
     ap.add_argument("--quick", action="store_true", help="first configuration of each example")
     ap.add_argument("--no-paper", action="store_true", help="leave out the paper's shapes")
     ap.add_argument("--no-timing", action="store_true", help="check only")
+    ap.add_argument("--match", default="",
+                    help="only the builds whose 'example label' matches this regex")
     ap.add_argument("--timed-only", action="store_true",
                     help="leave out the check and ragged configurations (untimed by default)")
     ap.add_argument("--time-all", action="store_true", help="also time check/ragged configs")

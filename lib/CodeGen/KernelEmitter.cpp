@@ -132,6 +132,7 @@ private:
   std::string address(const Operation &Op, unsigned G);
   void emitAtomic(const Operation &Op);
   void emitRelaxedAtomic(const Operation &Op);
+  void emitVectorAtomic(const Operation &Op);
   void emitCallExtern(const Operation &Op);
   void emitBarrier(const Operation &Op);
   void emitMBarrierInit(const Operation &Op);
@@ -707,7 +708,10 @@ void KernelEmitter::emitAtomic(const Operation &Op) {
   bool Acquire = Order == "acquire" || Order == "acq_rel" || Order == "seq_cst";
   if (Release)
     W.line("__threadfence();");
-  emitRelaxedAtomic(Op);
+  if (Op.hasAttr("lanes"))
+    emitVectorAtomic(Op);
+  else
+    emitRelaxedAtomic(Op);
   if (Acquire)
     W.line("__threadfence();");
 }
@@ -745,6 +749,33 @@ void KernelEmitter::emitRelaxedAtomic(const Operation &Op) {
   if (T == DType::Int64 || T == DType::UInt64)
     Call = {"(" + E.typeName(T, Op) + ")" + Call.Text, PrecUnary};
   declare(Op.getResult(), Call, Op);
+}
+
+/// The vector form of atomic add: float2/float4 atomicAdd (one vector
+/// reduction in L2) on sm_90 and later, else one atomicAdd per lane.
+void KernelEmitter::emitVectorAtomic(const Operation &Op) {
+  int64_t Lanes = *Op.getIntAttr("lanes");
+  DType T = Op.getOperand(0)->getType().getDType();
+  Expr Dst = E.element(Op, Op.getGroup(0));
+  Expr Src = E.element(Op, Op.getGroup(1));
+  if (T == DType::Float32 && (Lanes == 2 || Lanes == 4) && Opts.Tgt.isCUDA() &&
+      Opts.Tgt.SmVersion >= 90) {
+    W.line(fmt::format("atomicAdd(reinterpret_cast<float{0}*>(&{1}), "
+                       "*reinterpret_cast<const float{0}*>(&{2}));",
+                       Lanes, Dst.Text, Src.Text));
+    return;
+  }
+  bool Supported = T == DType::Float32 || T == DType::Float64 ||
+                   T == DType::Int32 || T == DType::UInt32 ||
+                   T == DType::Float16 || T == DType::BFloat16;
+  if (!Supported) {
+    E.fail(Op, diag::err_codegen_unsupported,
+           fmt::format("vector atomic add on {}", tileLangName(T)));
+    return;
+  }
+  for (int64_t K = 0; K != Lanes; ++K)
+    W.line(fmt::format("atomicAdd(&{0}, {1});", laneOf(Dst, K).Text,
+                       laneOf(Src, K).Text));
 }
 
 /// __shfl_xor_sync(mask, v, lane, width) (HIP: __shfl_xor(v, lane,

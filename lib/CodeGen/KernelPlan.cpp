@@ -27,7 +27,8 @@ bool isTileOp(const Operation &Op) {
   case OpKind::Parallel:
     return true;
   case OpKind::Atomic:
-    return !Op.getGroup(1)[0]->getType().isScalar();
+    // The region form; the vector form (lanes) is lowered code.
+    return !Op.getGroup(1)[0]->getType().isScalar() && !Op.hasAttr("lanes");
   default:
     return false;
   }

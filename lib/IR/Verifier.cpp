@@ -758,6 +758,8 @@ bool Verifier::checkAtomic(const Operation &Op) {
     return false;
   const Type &Dst = Op.getOperand(0)->getType();
   llvm::ArrayRef<Value *> Src = Op.getGroup(1);
+  if (Op.getAttr("lanes"))
+    return checkVectorAtomic(Op);
   if (Src.size() == 1 && Src[0]->getType().isScalar()) {
     if (!checkAccess(Op, 0, false, "destination"))
       return false;
@@ -779,6 +781,28 @@ bool Verifier::checkAtomic(const Operation &Op) {
       !checkAccess(Op, 1, true, "source"))
     return false;
   return checkExtent(Op, "extent", Src[0]->getType());
+}
+
+/// The vector form: `lanes` consecutive elements of a source buffer added
+/// into as many of the destination, both accessed element-wise, one dtype,
+/// at most 16 bytes, no result.
+bool Verifier::checkVectorAtomic(const Operation &Op) {
+  if (Op.getStringAttr("kind") != llvm::StringRef("add"))
+    return fail(Op, "the vector form (lanes) supports kind \"add\" only");
+  if (Op.getNumResults() != 0)
+    return fail(Op, "the vector form has no result");
+  if (!checkAccess(Op, 0, false, "destination") ||
+      !checkAccess(Op, 1, false, "source"))
+    return false;
+  DType T = Op.getOperand(0)->getType().getDType();
+  if (Op.getGroup(1)[0]->getType().getDType() != T)
+    return fail(Op, "the vector form needs one dtype on both sides");
+  int64_t Bits = Op.getIntAttr("lanes").value_or(0) * memoryBits(T);
+  if (Op.getIntAttr("lanes").value_or(0) < 2 || Bits > 128 ||
+      (Bits & (Bits - 1)) != 0)
+    return fail(Op, "requires attribute 'lanes' of at least 2 such that "
+                    "lanes * element size is a power of two up to 16 bytes");
+  return true;
 }
 
 bool Verifier::checkUseSwizzle(const Operation &Op) {

@@ -74,6 +74,7 @@ private:
   bool checkReduce(const Operation &Op);
   bool checkCumsum(const Operation &Op);
   bool checkAtomic(const Operation &Op);
+  bool checkVectorAtomic(const Operation &Op);
   bool checkUseSwizzle(const Operation &Op);
   bool checkAnnotateLayout(const Operation &Op);
   bool checkFor(const Operation &Op);

@@ -384,7 +384,8 @@ void Machine::execVCopy(const Operation &Op, const Mask &M) {
 }
 
 void Machine::execAtomic(const Operation &Op, const Mask &M) {
-  if (Op.getNumGroups() != 2 || Op.getGroup(1).size() != 1)
+  auto Lanes = Op.getIntAttr("lanes");
+  if (Op.getNumGroups() != 2 || (Op.getGroup(1).size() != 1 && !Lanes))
     fail(Op, "the region form of 'atomic' should have been lowered");
   llvm::StringRef Kind = *Op.getStringAttr("kind");
   std::vector<uint64_t> *Prev =
@@ -392,17 +393,28 @@ void Machine::execAtomic(const Operation &Op, const Mask &M) {
   for (int64_t T = 0; T < NumThreads; ++T) {
     if (!M[T])
       continue;
-    ElemRef E = elem(Op, 0, T);
-    DType Ty = E.Buf->Elem;
-    double Old = toDouble(Ty, E.Buf->Data[E.Flat]);
-    double V = toDouble(Ty, get(Op.getOperand(Op.getGroupStart(1)), T));
-    double New = Kind == "add"   ? Old + V
-                 : Kind == "max" ? std::max(Old, V)
-                                 : std::min(Old, V);
-    if (Prev)
-      (*Prev)[T] = E.Buf->Data[E.Flat];
-    noteWrite(E, T);
-    E.Buf->Data[E.Flat] = fromDouble(Ty, New);
+    // The vector form adds lane L of the source into lane L of the
+    // destination, each element atomically.
+    for (int64_t L = 0; L < Lanes.value_or(1); ++L) {
+      ElemRef E = elem(Op, 0, T, L);
+      DType Ty = E.Buf->Elem;
+      double Old = toDouble(Ty, E.Buf->Data[E.Flat]);
+      double V = 0;
+      if (Lanes) {
+        ElemRef S = elem(Op, 1, T, L);
+        checkRead(Op, S, T);
+        V = toDouble(S.Buf->Elem, S.Buf->Data[S.Flat]);
+      } else {
+        V = toDouble(Ty, get(Op.getOperand(Op.getGroupStart(1)), T));
+      }
+      double New = Kind == "add"   ? Old + V
+                   : Kind == "max" ? std::max(Old, V)
+                                   : std::min(Old, V);
+      if (Prev)
+        (*Prev)[T] = E.Buf->Data[E.Flat];
+      noteWrite(E, T);
+      E.Buf->Data[E.Flat] = fromDouble(Ty, New);
+    }
   }
 }
 

@@ -116,7 +116,8 @@ bool isElementAccess(const Operation &Op) {
          Op.is(OpKind::CpAsync) || Op.is(OpKind::Ldmatrix) ||
          Op.is(OpKind::Wgmma) || Op.is(OpKind::TmaLoad) ||
          (Op.is(OpKind::Atomic) &&
-          !Op.getGroup(1).front()->getType().isBuffer());
+          (!Op.getGroup(1).front()->getType().isBuffer() ||
+           Op.hasAttr("lanes")));
 }
 
 /// Elements one vcopy, cp_async or ldmatrix row (16 bytes) moves.
@@ -241,7 +242,7 @@ private:
     };
     for (const Use &U : Buf->getUses())
       if ((U.User->is(OpKind::VCopy) || U.User->is(OpKind::CpAsync) ||
-           U.User->is(OpKind::Ldmatrix)) &&
+           U.User->is(OpKind::Ldmatrix) || U.User->hasAttr("lanes")) &&
           !KeepsRuns(copiedElements(*U.User, Buf))) {
         Diags.report(U.User->getLoc(), diag::err_lowering_unsupported)
             << "this vector copy of '" + Buf->getNameHint().str() + "'"
@@ -337,8 +338,9 @@ private:
       return false;
     }
     int64_t V = copiedElements(User, Buf);
-    if ((User.is(OpKind::VCopy) || User.is(OpKind::CpAsync)) && V > 1 &&
-        !keepsRuns(L, V)) {
+    if ((User.is(OpKind::VCopy) || User.is(OpKind::CpAsync) ||
+         User.is(OpKind::Atomic)) &&
+        V > 1 && !keepsRuns(L, V)) {
       Diags.report(User.getLoc(), diag::err_lowering_unsupported)
           << "this vector copy of '" + Buf->getNameHint().str() + "'"
           << "its layout splits the copied run of elements";

@@ -99,9 +99,14 @@ std::vector<SharedAccess> banks::sharedAccessesOf(const Operation &Op) {
     Add(1, elementBytes(Op, 1), WarpSize, "write");
     break;
   case OpKind::Atomic:
-    // The element form only; the region form is a tile operator.
-    if (Op.getNumGroups() == 2 && !Op.getGroup(1).front()->getType().isBuffer())
+    // The element and vector forms; the region form is a tile operator.
+    if (auto Lanes = Op.getIntAttr("lanes")) {
+      Add(0, elementBytes(Op, 0) * *Lanes, WarpSize, "atomic");
+      Add(1, elementBytes(Op, 1) * *Lanes, WarpSize, "read");
+    } else if (Op.getNumGroups() == 2 &&
+               !Op.getGroup(1).front()->getType().isBuffer()) {
       Add(0, elementBytes(Op, 0), WarpSize, "atomic");
+    }
     break;
   case OpKind::VCopy:
     for (unsigned G : {0u, 1u})

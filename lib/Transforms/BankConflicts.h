@@ -16,7 +16,8 @@
 // Expects (pass): lowered IR (after apply-shared-layouts): shared buffers
 //   have static shapes and every access index is integer code of
 //   thread_id, loop variables, block indices and constants.
-// Does (pass): for every shared-memory access (load, store, element atomic,
+// Does (pass): for every shared-memory access (load, store, element atomic
+//   and the source of a vector atomic,
 //   vcopy, cp_async destination, ldmatrix source; one case each in
 //   sharedAccessesOf) inside a kernel, simulates warps 0..3 (lane l of
 //   warp w is thread 32 * w + l, lanes past the block size are inactive)

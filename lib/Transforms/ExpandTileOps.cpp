@@ -281,7 +281,7 @@ private:
 
 bool isRegionAtomic(const Operation &Op) {
   return Op.is(OpKind::Atomic) && Op.getNumGroups() == 2 &&
-         Op.getGroup(1).front()->getType().isBuffer();
+         Op.getGroup(1).front()->getType().isBuffer() && !Op.hasAttr("lanes");
 }
 
 class ExpandTileOpsPass : public Pass {

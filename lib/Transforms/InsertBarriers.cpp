@@ -205,7 +205,9 @@ AccessSet accessesOf(Operation &Op) {
   bool ElementOp = Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
                    Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
                    (Op.is(OpKind::Atomic) && !Op.hasAttr("extent"));
-  int64_t Lanes = Op.is(OpKind::VCopy) ? Op.getIntAttr("lanes").value_or(1) : 1;
+  int64_t Lanes = Op.is(OpKind::VCopy) || Op.is(OpKind::Atomic)
+                      ? Op.getIntAttr("lanes").value_or(1)
+                      : 1;
   if (Op.is(OpKind::CpAsync))
     Lanes = Op.getIntAttr("bytes").value_or(1) * 8 /
             std::max(1u, bitWidth(Op.getGroup(0)[0]->getType().getDType()));

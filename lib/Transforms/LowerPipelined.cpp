@@ -694,6 +694,10 @@ private:
     Producer->setAttr("thread_range", Attribute::intArray({T, 128}));
     Operation *Consumers = B.createIf(B.createCmp(CmpPred::Lt, Tx, TC));
     Consumers->setAttr("thread_range", Attribute::intArray({0, T}));
+    // plan-shared-memory: the producer only loads stages the consumers'
+    // loop waits for, so the ring's bytes are free after that loop.
+    Producer->setAttr("tma_role", Attribute::string("producer"));
+    Consumers->setAttr("tma_role", Attribute::string("consumer"));
     if (T == 256 && !Kernel.getBoolAttr("no_set_max_nreg").value_or(false)) {
       // ptxas gives a 384-thread block 168 registers per thread; the
       // producer returns 128 of them per thread, the consumers take them.

@@ -45,7 +45,10 @@
 //   `no_warp_specialize`), a loop at the kernel's top level in a 1-D block
 //   of T >= 256 threads gets a producer warpgroup [T, T + 128) whose first
 //   thread issues all loads; the rest of the kernel but allocs and pure
-//   index ops becomes the consumers' role block [0, T).
+//   index ops becomes the consumers' role block [0, T). The roles are
+//   marked `tma_role = "producer"` / `"consumer"`: the producer does
+//   nothing but load the stages the consumers' loop waits for
+//   (plan-shared-memory relies on it).
 //   Loops without producers, with S = 0, a non-constant step, a
 //   break/continue, or under thread-dependent control flow run serially
 //   (correct, not overlapped).

@@ -67,9 +67,12 @@ public:
       if (U.User->is(OpKind::AnnotateLayout))
         continue;
       auto [Begin, End] = accessSpan(*U.User, Alloc, Scope);
-      if (U.User->is(OpKind::CpAsync) &&
-          U.User->getGroup(0)[0] == U.User->getOperand(U.Index))
-        End = std::max(End, completion(*U.User));
+      // An asynchronous copy into the buffer lands by its wait.
+      bool Async = U.User->is(OpKind::CpAsync) || U.User->is(OpKind::TmaLoad);
+      if (Async && U.User->getGroup(0)[0] == U.User->getOperand(U.Index))
+        End = std::max(End, U.User->is(OpKind::CpAsync)
+                                ? completion(*U.User)
+                                : tmaCompletion(*U.User, Alloc, Scope));
       if (!R.Accessed)
         R.Begin = Begin, R.End = End;
       R.Begin = std::min(R.Begin, Begin);
@@ -126,8 +129,12 @@ private:
   /// scratch buffer starts afresh in each iteration, divergent branches
   /// (threads run both at once).
   bool widensAccess(const Operation &Op, const Operation *ScratchScope) const {
+    // The consumers' role of a warp-specialized TMA ring runs in order on
+    // its threads; the producer role beside it only issues TMA loads,
+    // which count until the consumers' waits (tmaCompletion).
     if (Op.is(OpKind::If))
-      return Div.isDivergent(Op.getOperand(0));
+      return Div.isDivergent(Op.getOperand(0)) &&
+             Op.getStringAttr("tma_role") != llvm::StringRef("consumer");
     if (ScratchScope &&
         !(ScratchScope != &Op && ScratchScope->isAncestorOf(&Op)))
       return false;
@@ -158,6 +165,22 @@ private:
             N->getIntAttr("pending").value_or(0) == 0)
           return Lin.begin(N);
     return Lin.end(&Kernel);
+  }
+
+  /// Where the TMA load \p Load has surely landed: the last wait on its
+  /// mbarrier array (each wait observes the bytes of its phase; with warp
+  /// specialization the waits are in the consumers' role, not the
+  /// load's). A load without its mbarrier yet (lower-pipelined's check,
+  /// before the ring exists) counts where it is.
+  int64_t tmaCompletion(Operation &Load, const Operation &Alloc,
+                        const Operation *ScratchScope) {
+    int64_t End = Lin.end(&Load);
+    if (Load.getNumGroups() < 3)
+      return End;
+    for (const Use &U : Load.getGroup(2)[0]->getUses())
+      if (U.User->is(OpKind::MBarrierWait))
+        End = std::max(End, accessSpan(*U.User, Alloc, ScratchScope).second);
+    return End;
   }
 
   Operation &Kernel;

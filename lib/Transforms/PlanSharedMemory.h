@@ -12,7 +12,13 @@
 //   (conservatively: the buffer may be live around the back edge, and
 //   threads run both branches of a divergent `if` at once); a buffer
 //   written by `cp_async` stays live until the `cp_async_wait {pending = 0}`
-//   that completes the copy. Buffers are then placed in declaration order,
+//   that completes the copy, one written by `tma_load` until the last
+//   `mbarrier_wait` on its mbarrier array. The consumers' role of a
+//   warp-specialized TMA ring (`if {tma_role = "consumer"}`, beside a
+//   producer role that only issues the ring's TMA loads) does not widen
+//   its accesses: its threads run it in order, and the producer's writes
+//   count until the consumers' waits, so buffers used after the consumers'
+//   loop share the ring's bytes. Buffers are then placed in declaration order,
 //   each at the lowest offset (0 or the end of a placed buffer, aligned)
 //   that overlaps no placed buffer with an overlapping interval. Sizes and
 //   alignments are those of the final buffers: the layout annotation

@@ -20,10 +20,16 @@ constexpr int64_t MultipleCap = int64_t(1) << 20;
 
 int64_t capMultiple(int64_t M) { return M == 0 ? 0 : std::gcd(M, MultipleCap); }
 
-/// Pure integer ops that may compute indices inside a vectorized body.
+/// Pure integer ops that may compute indices inside a vectorized body, and
+/// the comparisons and logic of a guard's condition.
 bool isIndexOp(const Operation &Op) {
-  if (Op.getNumRegions() || Op.getNumResults() != 1 ||
-      !Op.getResult()->getType().isInteger())
+  if (Op.getNumRegions() || Op.getNumResults() != 1)
+    return false;
+  const Type &T = Op.getResult()->getType();
+  if (T.isBool())
+    return Op.is(OpKind::Cmp) || Op.is(OpKind::And) || Op.is(OpKind::Or) ||
+           Op.is(OpKind::Xor) || Op.is(OpKind::Const);
+  if (!T.isInteger())
     return false;
   switch (Op.getKind()) {
   case OpKind::Const:
@@ -46,17 +52,21 @@ bool isIndexOp(const Operation &Op) {
   }
 }
 
-/// One element move of the loop body (load, optional cast, store), and the
-/// width chosen for it.
+/// One element move of the loop body (load, optional cast, store; or load,
+/// atomic add of the loaded value), and the width chosen for it.
 struct Move {
   Operation *Load;
+  /// The store, or the element atomic.
   Operation *Store;
   int64_t Lanes = 1;
 
-  DType srcType() const { return Load->getResult()->getType().getDType(); }
-  DType dstType() const {
-    return Store->getGroup(1).front()->getType().getDType();
+  bool isAtomic() const { return Store->is(OpKind::Atomic); }
+  /// The destination group: %dst[...].
+  llvm::ArrayRef<Value *> dst() const {
+    return Store->getGroup(isAtomic() ? 0 : 1);
   }
+  DType srcType() const { return Load->getResult()->getType().getDType(); }
+  DType dstType() const { return dst().front()->getType().getDType(); }
 };
 
 /// The single use of \p Op's result when its user is in \p Body, else null.
@@ -77,9 +87,17 @@ bool inPipelinedLoop(const Operation &Op) {
   return false;
 }
 
+/// Whether \p Buf has a layout annotation apply-shared-layouts has yet to
+/// apply (it may not keep a run of elements contiguous).
+bool hasPendingLayout(const Value *Buf) {
+  return llvm::any_of(Buf->getUses(), [](const Use &U) {
+    return U.User->is(OpKind::AnnotateLayout);
+  });
+}
+
 class LoopVectorizer {
 public:
-  explicit LoopVectorizer(Operation &Loop) : Loop(Loop) {}
+  LoopVectorizer(Operation &Loop, const Target &Tgt) : Loop(Loop), Tgt(Tgt) {}
 
   /// Checks the loop and picks the lanes of every move; adds the
   /// assumptions they need to \p Assumes only when the loop qualifies.
@@ -98,14 +116,23 @@ public:
 
 private:
   Operation &Loop;
+  const Target &Tgt;
   Value *Var = nullptr;
   int64_t Trip = 0;
   std::vector<Move> Moves;
+  /// The `if` (no else) around the moves, whose condition does not depend
+  /// on v (a bounds guard on other dims); null when the moves are at the
+  /// top of the body.
+  Operation *Guard = nullptr;
   llvm::DenseMap<const Value *, bool> Depends;
 
   bool hasConstantBounds();
   bool collectMoves();
+  bool collectMovesIn(Block &Body);
+  bool isGuard(Operation &Op);
   bool collectMove(Operation &Load);
+  bool isVectorizableAtomic(const Operation &Atomic,
+                            const Operation &Load) const;
   bool independentMoves() const;
   bool dependsOnVar(const Value *V);
   std::optional<int64_t> coefficientOfVar(const Value *V);
@@ -131,9 +158,29 @@ bool LoopVectorizer::hasConstantBounds() {
 
 /// The body is index ops plus loads whose only use is a store of the same
 /// body, directly or through one `cast` used by that store alone (load,
-/// cast, store in this order).
+/// cast, store in this order); or index ops and, last, a guard holding such
+/// a body.
 bool LoopVectorizer::collectMoves() {
-  for (Operation &Op : Loop.getBody()) {
+  Block &Body = Loop.getBody();
+  if (!Body.empty() && isGuard(Body.back())) {
+    Guard = &Body.back();
+    for (Operation &Op : Body)
+      if (&Op != Guard && !isIndexOp(Op))
+        return false;
+    return collectMovesIn(Guard->getBody(0));
+  }
+  return collectMovesIn(Body);
+}
+
+/// An `if` without else whose condition is the same for every v.
+bool LoopVectorizer::isGuard(Operation &Op) {
+  return Op.is(OpKind::If) &&
+         (Op.getNumRegions() == 1 || Op.getBody(1).empty()) &&
+         !dependsOnVar(Op.getOperand(0));
+}
+
+bool LoopVectorizer::collectMovesIn(Block &Body) {
+  for (Operation &Op : Body) {
     if (Op.is(OpKind::Load)) {
       if (!collectMove(Op))
         return false;
@@ -141,12 +188,16 @@ bool LoopVectorizer::collectMoves() {
     }
     if (Op.is(OpKind::Store) || Op.is(OpKind::Cast)) {
       const Operation *Def = Op.getOperand(0)->getDefiningOp();
-      if (!Def || Def->getParentBlock() != &Loop.getBody() ||
+      if (!Def || Def->getParentBlock() != &Body ||
           !(Def->is(OpKind::Load) ||
             (Op.is(OpKind::Store) && Def->is(OpKind::Cast))))
         return false;
       continue;
     }
+    // Atomics are taken with their loads (collectMove).
+    if (Op.is(OpKind::Atomic) &&
+        llvm::any_of(Moves, [&](const Move &M) { return M.Store == &Op; }))
+      continue;
     if (!isIndexOp(Op))
       return false;
   }
@@ -154,13 +205,33 @@ bool LoopVectorizer::collectMoves() {
 }
 
 bool LoopVectorizer::collectMove(Operation &Load) {
-  const Use *U = soleUseIn(Load, Loop.getBody());
+  const Block &Body = *Load.getParentBlock();
+  const Use *U = soleUseIn(Load, Body);
+  if (U && U->User->is(OpKind::Atomic) && isVectorizableAtomic(*U->User, Load))
+    return Moves.push_back({&Load, U->User}), true;
   if (U && U->User->is(OpKind::Cast))
-    U = soleUseIn(*U->User, Loop.getBody());
+    U = soleUseIn(*U->User, Body);
   if (!U || !U->User->is(OpKind::Store) || U->Index != 0)
     return false;
   Moves.push_back({&Load, U->User});
   return true;
+}
+
+/// An element atomic add of the loaded value into global memory, with no
+/// previous value used, where the target adds several lanes at once
+/// (float2/float4 atomicAdd on sm_90 and later), on buffers without a
+/// pending layout.
+bool LoopVectorizer::isVectorizableAtomic(const Operation &Atomic,
+                                          const Operation &Load) const {
+  const Value *Dst = Atomic.getOperand(0);
+  return Tgt.isCUDA() && Tgt.SmVersion >= 90 && !hasPendingLayout(Dst) &&
+         !hasPendingLayout(Load.getOperand(0)) &&
+         Atomic.getStringAttr("kind") == llvm::StringRef("add") &&
+         !Atomic.hasAttr("lanes") && !Atomic.hasAttr("memory_order") &&
+         Atomic.getGroup(1).size() == 1 &&
+         (Atomic.getNumResults() == 0 || Atomic.getResult()->use_empty()) &&
+         Dst->getType().getScope() == Scope::Global &&
+         Dst->getType().getDType() == DType::Float32;
 }
 
 /// Moving all of one move before the next must not change what is read or
@@ -169,7 +240,7 @@ bool LoopVectorizer::collectMove(Operation &Load) {
 bool LoopVectorizer::independentMoves() const {
   std::set<const Value *> Written;
   for (const Move &M : Moves)
-    if (!Written.insert(M.Store->getGroup(1).front()).second)
+    if (!Written.insert(M.dst().front()).second)
       return false;
   return llvm::none_of(Moves, [&](const Move &M) {
     return Written.count(M.Load->getOperand(0));
@@ -180,7 +251,7 @@ bool LoopVectorizer::dependsOnVar(const Value *V) {
   if (V == Var)
     return true;
   const Operation *Def = V->getDefiningOp();
-  if (!Def || Def->getParentBlock() != &Loop.getBody())
+  if (!Def || !Loop.isAncestorOf(Def))
     return false;
   auto It = Depends.find(V);
   if (It != Depends.end())
@@ -289,7 +360,7 @@ bool LoopVectorizer::fitsWidth(const Move &M, int64_t L) const {
     return (Converting && T.getScope() == Scope::Local) ||
            L * memoryBits(T.getDType()) <= 128;
   };
-  return Fits(M.Load->getOperand(0)) && Fits(M.Store->getGroup(1).front());
+  return Fits(M.Load->getOperand(0)) && Fits(M.dst().front());
 }
 
 /// Whole-byte, non-bool element types; a converting move from global into
@@ -302,7 +373,7 @@ bool vectorizableTypes(const Move &M, const Operation &Loop) {
   if (M.srcType() == M.dstType())
     return true;
   return M.Load->getOperand(0)->getType().getScope() != Scope::Global ||
-         M.Store->getGroup(1).front()->getType().getScope() != Scope::Shared ||
+         M.dst().front()->getType().getScope() != Scope::Shared ||
          !inPipelinedLoop(Loop);
 }
 
@@ -318,8 +389,7 @@ int64_t LoopVectorizer::chooseLanes(const Move &M,
     std::set<std::string> N;
     if (alignedAccess(M.Load->getOperand(0), M.Load->getGroup(0).drop_front(),
                       L, N) &&
-        alignedAccess(M.Store->getGroup(1).front(),
-                      M.Store->getGroup(1).drop_front(), L, N)) {
+        alignedAccess(M.dst().front(), M.dst().drop_front(), L, N)) {
       Needed.insert(N.begin(), N.end());
       return L;
     }
@@ -327,19 +397,22 @@ int64_t LoopVectorizer::chooseLanes(const Move &M,
   return 1;
 }
 
-/// Index ops move before the loop with v = 0; each move becomes Trip / L
-/// vcopies at offsets k * L of the last index.
+/// Index ops move before the loop with v = 0, and so does the guard; each
+/// move becomes Trip / L vcopies at offsets k * L of the last index, where
+/// the loop was (inside the guard: where its store was).
 void LoopVectorizer::rewrite() {
   Builder B;
   B.setInsertionPoint(&Loop);
   B.setLoc(Loop.getLoc());
   Var->replaceAllUsesWith(B.createConstInt(0, Var->getType().getDType()));
   for (Operation *Op : Loop.getBody().getOps())
-    if (isIndexOp(*Op))
+    if (isIndexOp(*Op) || Op == Guard)
       Op->moveBefore(&Loop);
   for (const Move &M : Moves) {
+    if (Guard)
+      B.setInsertionPoint(M.Store);
     B.setLoc(M.Store->getLoc());
-    std::vector<Value *> Dst = M.Store->getGroup(1);
+    std::vector<Value *> Dst = M.dst();
     std::vector<Value *> Src = M.Load->getGroup(0);
     Value *DstBase = Dst.back(), *SrcBase = Src.back();
     for (int64_t K = 0; K != Trip / M.Lanes; ++K) {
@@ -351,9 +424,25 @@ void LoopVectorizer::rewrite() {
       }
       std::vector<Value *> Ops = Dst;
       Ops.insert(Ops.end(), Src.begin(), Src.end());
-      B.create(OpKind::VCopy, Ops, {unsigned(Dst.size()), unsigned(Src.size())},
-               {}, {{"lanes", Attribute::integer(M.Lanes)}});
+      std::vector<unsigned> Segments = {unsigned(Dst.size()),
+                                        unsigned(Src.size())};
+      if (M.isAtomic())
+        B.create(OpKind::Atomic, Ops, Segments, {},
+                 {{"kind", Attribute::string("add")},
+                  {"lanes", Attribute::integer(M.Lanes)}});
+      else
+        B.create(OpKind::VCopy, Ops, Segments, {},
+                 {{"lanes", Attribute::integer(M.Lanes)}});
     }
+    if (!Guard)
+      continue;
+    Value *Stored =
+        M.isAtomic() ? M.Store->getGroup(1)[0] : M.Store->getOperand(0);
+    Operation *Cast = Stored->getDefiningOp();
+    M.Store->erase();
+    if (Cast != M.Load)
+      Cast->erase();
+    M.Load->erase();
   }
   Loop.erase();
 }
@@ -365,25 +454,25 @@ public:
     return "Turn small loops of element moves into aligned wide vcopies";
   }
 
-  bool run(Operation &Module, PassContext &) override {
+  bool run(Operation &Module, PassContext &Ctx) override {
     for (Operation &Func : Module.getBody())
       if (Func.is(OpKind::Func))
-        runOnFunc(Func);
+        runOnFunc(Func, Ctx.Tgt);
     return true;
   }
 
 private:
-  static void runOnFunc(Operation &Func) {
+  static void runOnFunc(Operation &Func, const Target &Tgt) {
     std::vector<Operation *> Loops;
     Func.walk([&](Operation &Op) {
       if (Op.is(OpKind::For))
         Loops.push_back(&Op);
     });
     std::set<std::string> Assumes = readAssumes(Func);
-    // A loop that qualifies has no nested regions, so rewriting it never
-    // removes another collected loop.
+    // A loop that qualifies has no nested loops (at most a guard), so
+    // rewriting it never removes another collected loop.
     for (Operation *Loop : Loops) {
-      LoopVectorizer LV(*Loop);
+      LoopVectorizer LV(*Loop, Tgt);
       if (LV.analyze(Assumes))
         LV.rewrite();
     }

@@ -26,6 +26,15 @@
 //   factor adds `"K % 8 == 0"` to the func's `assumes`, which the launcher
 //   checks). The moves must not interfere: no buffer written by a move is
 //   read or written by another move of the loop, nor by its own load.
+//   Guards: the body may instead be index ops (comparisons and boolean
+//   logic too) and, last, an `if` without else whose condition does not
+//   depend on %v and whose body is such moves (and index ops); the guard
+//   moves before the loop and the vcopies go where its stores were.
+//   Atomics (CUDA sm_90 and later): a move may end in an element `atomic`
+//   add of the loaded value into a global f32 buffer, its previous value
+//   unused, on buffers without a pending `annotate_layout`; it becomes the
+//   vector form `atomic %dst[.., j0], %src[.., i0] {kind = "add", lanes =
+//   L}` (one float4/float2 atomicAdd).
 // Guarantees: a loop is either replaced whole or left unchanged (also when
 //   a move has stride != 1, an unaligned base, or L would be 1, and for a
 //   converting move from global into shared memory inside a pipelined
