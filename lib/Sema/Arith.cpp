@@ -12,6 +12,7 @@
 
 #include "HostModel.h"
 #include "Interp.h"
+#include "tilec/IR/ConstantMatch.h"
 #include "tilec/IR/Value.h"
 #include <cmath>
 #include <limits>
@@ -749,11 +750,70 @@ void Interp::recordAffine(ir::Value *Result, ir::OpKind K, ir::Value *A,
     Affines[Result] = *R;
 }
 
+/// True when \p Op may change the contents of \p Buf: it names the buffer
+/// other than by loading it, or holds nested code.
+static bool mayWrite(const ir::Operation &Op, const ir::Value *Buf) {
+  if (Op.getNumRegions() != 0)
+    return true;
+  return !Op.is(ir::OpKind::Load) && llvm::is_contained(Op.getOperands(), Buf);
+}
+
+/// True when two load indices are the same value or equal constants.
+static bool sameIndex(const ir::Value *A, const ir::Value *B) {
+  if (A == B)
+    return true;
+  auto CA = ir::matchConstantInt(A), CB = ir::matchConstantInt(B);
+  return CA && CB && *CA == *CB;
+}
+
+/// True when \p A and \p B are loads of the same element of a T.alloc_var
+/// scalar in one block with no write to it in between: they read the same
+/// value. Only per-thread vars qualify (no other thread writes them).
+static bool sameVarLoad(ir::Value *A, ir::Value *B) {
+  ir::Operation *LA = A->getDefiningOp(), *LB = B->getDefiningOp();
+  if (!LA || !LB || !LA->is(ir::OpKind::Load) || !LB->is(ir::OpKind::Load) ||
+      LA->getParentBlock() != LB->getParentBlock() ||
+      LA->getOperand(0) != LB->getOperand(0) ||
+      LA->getNumOperands() != LB->getNumOperands())
+    return false;
+  for (unsigned K = 1; K < LA->getNumOperands(); ++K)
+    if (!sameIndex(LA->getOperand(K), LB->getOperand(K)))
+      return false;
+  ir::Value *Buf = LA->getOperand(0);
+  if (Buf->getType().getScope() != ir::Scope::Var)
+    return false;
+  for (int Pass = 0; Pass != 2; ++Pass, std::swap(LA, LB))
+    for (ir::Operation *Op = LA->getNextNode(); Op; Op = Op->getNextNode()) {
+      if (Op == LB)
+        return true;
+      if (mayWrite(*Op, Buf))
+        break;
+    }
+  return false;
+}
+
+/// Cancels one pair of terms c * a and -c * b of \p D where a and b load
+/// the same var value (`v + 8 - v` with two reads of `v`); false when none.
+static bool cancelEqualLoads(Affine &D) {
+  for (size_t I = 0; I < D.Terms.size(); ++I)
+    for (size_t J = I + 1; J < D.Terms.size(); ++J) {
+      if (D.Terms[I].second != -D.Terms[J].second ||
+          !sameVarLoad(D.Terms[I].first, D.Terms[J].first))
+        continue;
+      D.Terms.erase(D.Terms.begin() + J);
+      D.Terms.erase(D.Terms.begin() + I);
+      return true;
+    }
+  return false;
+}
+
 std::optional<int64_t> Interp::constDifference(ir::Value *Hi, ir::Value *Lo) {
   auto FH = affineOf(Hi), FL = affineOf(Lo);
   if (!FH || !FL)
     return std::nullopt;
   auto D = combine(*FH, *FL, -1);
+  while (D && cancelEqualLoads(*D))
+    ;
   if (!D || !D->Terms.empty())
     return std::nullopt;
   return D->Const;

@@ -290,7 +290,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "shfl_up",
                                       "shfl_down",
                                       "get_thread_extent",
-                                      "get_block_binding",
                                       "annotate_safe_value",
                                       "loop_break",
                                       "any_of",
@@ -363,6 +362,9 @@ static Value tilelangMember(llvm::StringRef Name) {
         std::make_shared<NamespaceObj>(NamespaceObj::NS::TileLang, "tilelang"));
   if (auto ID = findBuiltin(BuiltinNS::TL, Name))
     return makeBuiltin(*ID);
+  // `from tilelang import tvm` is TVM itself (tvm.tir, tvm.tirx).
+  if (Name == "tvm")
+    return Value::object(std::make_shared<OpaqueObj>("tvm"));
   return Value::object(std::make_shared<OpaqueObj>("tilelang." + Name.str()));
 }
 

@@ -378,6 +378,10 @@ static Value opaqueMember(llvm::StringRef Path, llvm::StringRef Attr) {
     return makeBuiltin(*findBuiltin(BuiltinNS::T, Attr));
   if (Tir && Attr == "Cast")
     return makeBuiltin(BuiltinID::TCastTIR);
+  if (Tir && (Attr == "Select" || Attr == "Min" || Attr == "Max"))
+    return makeBuiltin(Attr == "Select" ? BuiltinID::TSelect
+                       : Attr == "Min"  ? BuiltinID::TMin
+                                        : BuiltinID::TMax);
   return Value::object(
       std::make_shared<OpaqueObj>(Path.str() + "." + Attr.str()));
 }

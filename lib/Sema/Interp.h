@@ -56,6 +56,10 @@ struct ImportedFiles {
   llvm::StringMap<std::unique_ptr<ast::Module>> ASTs;
 };
 
+/// A module as a host value whose attributes are the names \p Globals
+/// binds (a snapshot).
+Value moduleValueOf(llvm::StringRef Name, const Scope &Globals);
+
 /// How a statement finished.
 enum class Flow { Normal, Break, Continue, Return, Abort };
 
@@ -197,6 +201,10 @@ public:
   /// file being compiled (Python puts a script's directory first on
   /// sys.path), after running its top level once; null otherwise.
   std::shared_ptr<Scope> importSibling(llvm::StringRef Name);
+  /// The absolute name of \p Module (`.lop3`, `..utils`) for the running
+  /// module's `__package__`; Module itself when absolute, "" when it
+  /// reaches above the top package.
+  std::string resolveRelativeModule(llvm::StringRef Module);
 
   //===--- Conversions (Evaluator.cpp) ------------------------------------===//
   /// Python truthiness; nullopt when it cannot be decided (reported, or a

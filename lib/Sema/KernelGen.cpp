@@ -692,6 +692,22 @@ Value sema::tGetThreadBinding(Interp &I, BoundArgs &A) {
   return Value::runtime(I.B.createThreadId(*D));
 }
 
+/// `T.get_block_binding(dim)`: the block index along dim, the kernel's
+/// block variable; 0 past the grid's dimensions (their extent is 1).
+Value sema::tGetBlockBinding(Interp &I, BoundArgs &A) {
+  auto D = I.constInt(A[0], A.range(0), "the block dimension");
+  if (!D)
+    return Value::poison();
+  if (*D < 0 || *D > 2) {
+    I.error(A.range(0), diag::err_block_binding_dim) << *D;
+    return Value::poison();
+  }
+  ir::Block &Body = I.CurFunc->Kernel->getBody();
+  if (*D >= int64_t(Body.getNumArguments()))
+    return Value::runtime(I.B.createConstInt(0));
+  return Value::runtime(Body.getArgument(*D));
+}
+
 /// `tx = T.thread_binding(0, threads, thread="threadIdx.x")`: the thread
 /// index of that dimension, offset by start.
 Value sema::tThreadBinding(Interp &I, BoundArgs &A) {

@@ -918,17 +918,20 @@ static std::optional<Value> siblingModule(Interp &I, llvm::StringRef Name) {
   std::shared_ptr<Scope> Globals = I.importSibling(Name);
   if (!Globals)
     return std::nullopt;
-  auto R = std::make_shared<RecordModel>();
-  for (const auto &KV : Globals->vars())
-    R->Attrs[KV.getKey()] = KV.getValue();
-  return makeHostValue(Name.str(), std::move(R));
+  return moduleValueOf(Name, *Globals);
 }
 
 static Flow execImport(Interp &I, const ImportStmt *S) {
   for (const ImportAlias &A : S->Names) {
     llvm::StringRef Name = A.Name;
-    if (auto M = siblingModule(I, Name))
-      I.bindName(A.AsName.empty() ? Name : llvm::StringRef(A.AsName), *M,
+    // `import a.b` binds the package a (which runs first), `import a.b as c`
+    // the module a.b.
+    llvm::StringRef Bound = A.AsName.empty() ? Name.split('.').first : Name;
+    std::optional<Value> M = siblingModule(I, Name);
+    if (M && Bound != Name)
+      M = siblingModule(I, Bound);
+    if (M)
+      I.bindName(A.AsName.empty() ? Bound : llvm::StringRef(A.AsName), *M,
                  A.Range);
     else if (!A.AsName.empty())
       I.bindName(A.AsName, moduleValue(Name), A.Range);
@@ -939,9 +942,10 @@ static Flow execImport(Interp &I, const ImportStmt *S) {
   return Flow::Normal;
 }
 
-/// `from X import a, *` of a Python file beside the compiled one.
+/// `from X import a, *` of a Python file beside the compiled one; a name X
+/// does not define may be a module of package X.
 static void importFromSibling(Interp &I, const ImportFromStmt *S,
-                              Scope &Globals) {
+                              llvm::StringRef Module, Scope &Globals) {
   for (const ImportAlias &A : S->Names) {
     if (A.Name == "*") {
       for (const auto &KV : Globals.vars())
@@ -949,18 +953,23 @@ static void importFromSibling(Interp &I, const ImportFromStmt *S,
           I.bindName(KV.getKey(), KV.getValue(), A.Range);
       continue;
     }
+    std::string Sub = (Module + "." + A.Name).str();
     Value *V = Globals.lookupLocal(A.Name);
+    std::optional<Value> M = V ? std::nullopt : siblingModule(I, Sub);
     I.bindName(A.AsName.empty() ? A.Name : A.AsName,
-               V ? *V : moduleValue(S->Module + "." + A.Name), A.Range);
+               V ? *V : (M ? *M : moduleValue(Sub)), A.Range);
   }
 }
 
 static Flow execImportFrom(Interp &I, const ImportFromStmt *S) {
-  if (std::shared_ptr<Scope> Globals = I.importSibling(S->Module)) {
-    importFromSibling(I, S, *Globals);
+  std::string Module = I.resolveRelativeModule(S->Module);
+  if (Module.empty())
+    Module = S->Module;
+  if (std::shared_ptr<Scope> Globals = I.importSibling(Module)) {
+    importFromSibling(I, S, Module, *Globals);
     return Flow::Normal;
   }
-  Value M = moduleValue(S->Module);
+  Value M = moduleValue(Module);
   for (const ImportAlias &A : S->Names) {
     if (A.Name == "*") {
       if (auto *NS = M.getAs<NamespaceObj>();
@@ -972,7 +981,7 @@ static Flow execImportFrom(Interp &I, const ImportFromStmt *S) {
     if (auto *NS = M.getAs<NamespaceObj>())
       V = I.namespaceMember(*NS, A.Name, A.Range, /*Silent=*/true);
     else
-      V = moduleValue(S->Module + "." + A.Name);
+      V = moduleValue(Module + "." + A.Name);
     I.bindName(A.AsName.empty() ? A.Name : A.AsName, V, A.Range);
   }
   return Flow::Normal;

@@ -186,6 +186,31 @@ Value sema::tFloorDivMod(Interp &I, BoundArgs &A) {
   return I.binary(Op, A[0], A[1], A.range(0), A.range(1), A.CallRange);
 }
 
+/// T.shift_left / shift_right / bitwise_and / bitwise_or / bitwise_xor:
+/// TIR's spellings of `<< >> & | ^`, with the same typing.
+Value sema::tBitwise(Interp &I, BoundArgs &A) {
+  ast::BinaryOp Op;
+  switch (A.id()) {
+  case BuiltinID::TShiftLeft:
+    Op = ast::BinaryOp::LShift;
+    break;
+  case BuiltinID::TShiftRight:
+    Op = ast::BinaryOp::RShift;
+    break;
+  case BuiltinID::TBitwiseAnd:
+    Op = ast::BinaryOp::BitAnd;
+    break;
+  case BuiltinID::TBitwiseOr:
+    Op = ast::BinaryOp::BitOr;
+    break;
+  default:
+    assert(A.id() == BuiltinID::TBitwiseXor && "not a bitwise builtin");
+    Op = ast::BinaryOp::BitXor;
+    break;
+  }
+  return I.binary(Op, A[0], A[1], A.range(0), A.range(1), A.CallRange);
+}
+
 /// A float constant of dtype T: an op inside a prim_func, a Python float
 /// outside.
 static Value typedFloat(Interp &I, double V, DType T) {

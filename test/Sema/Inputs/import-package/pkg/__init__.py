@@ -1,0 +1,2 @@
+from .consts import BLOCK
+from .helpers import make_scale

@@ -1,0 +1,2 @@
+BLOCK = 64
+FACTOR = 3

@@ -1,0 +1,3 @@
+from ..consts import FACTOR
+
+OFFSET = FACTOR + 1
