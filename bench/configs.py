@@ -130,6 +130,28 @@ PAPER_GEMM_TILES = {n: _PAPER_TILES
                     for n in ("M0", "M1", "M2", "M3", "M4", "M5", "M6", "M7")}
 GEMM_GOAL = 0.9  # per-shape floor of tilec GEMM / cuBLAS on the paper's shapes
 
+# Tile configurations for flash_attention, named attn:blockMxblockN/stages/
+# threads (family "attn"). 128x64/s1/t128 is the example's default (one
+# warpgroup, FlashAttention-2 style); 128x128/s2/t256 is FlashAttention-3's
+# for head_dim 128 on sm_90: two consumer warpgroups of 64 query rows each
+# (plus the producer warpgroup tilec adds with TMA), two K/V stages, so
+# that overlap-wgmma-pair can issue S = Q K^T of one step with O += P V of
+# the step before. 64x128/s2/t128 (one warpgroup of 64 rows) gives the
+# short sequences twice as many blocks.
+def _attn_tile(block_m, block_n, stages, threads):
+    name = f"attn:{block_m}x{block_n}/s{stages}/t{threads}"
+    TILES[name] = dict(block_M=block_m, block_N=block_n, num_stages=stages,
+                       threads=threads)
+    TILE_FAMILY[name] = "attn"
+    return name
+
+
+ATTN_TILES = (_attn_tile(128, 64, 1, 128), _attn_tile(128, 128, 2, 256),
+              _attn_tile(64, 128, 2, 128))
+# Further candidates, used only when named with --tiles (or "all").
+_attn_tile(128, 64, 2, 256)
+_attn_tile(128, 128, 1, 256)
+
 # Operand layouts of gemm_transpose: (name, trans_A, trans_B).
 LAYOUTS = [("NN", False, False), ("NT", False, True), ("TN", True, False),
            ("TT", True, True)]
@@ -265,10 +287,19 @@ CONFIGS: Dict[str, List[Build]] = {
           is_causal=True, dtype="bfloat16", tags=["check"]),
         B("b2 h8 s768 d128 128x128 t256", batch=2, heads=8, seq_len=768, dim=128,
           block_M=128, block_N=128, threads=256, tags=["check"]),
-        B("8x32x4096x128", ),
-        B("8x32x4096x128 causal", is_causal=True),
+        B("b2 h8 s768 d128 128x128 s2 t256", batch=2, heads=8, seq_len=768, dim=128,
+          block_M=128, block_N=128, num_stages=2, threads=256, tags=["check"]),
+        B("b2 h8 s1024 d128 causal 128x128 s2 t256", batch=2, heads=8, seq_len=1024,
+          dim=128, is_causal=True, block_M=128, block_N=128, num_stages=2, threads=256,
+          tags=["check"]),
+        B("b2 h4 s512 d128 causal bf16 64x128 s2", batch=2, heads=4, seq_len=512, dim=128,
+          is_causal=True, dtype="bfloat16", block_M=64, block_N=128, num_stages=2,
+          tags=["check"]),
+        B("8x32x4096x128", tiles=ATTN_TILES),
+        B("8x32x4096x128 causal", is_causal=True, tiles=ATTN_TILES),
         *[B(f"{n} b{b} h{h} s{s} d{d}{' causal' if c else ''}", batch=b, heads=h,
-            seq_len=s, dim=d, is_causal=c, tags=["paper"]) for n, b, h, s, d, c in PAPER_FA],
+            seq_len=s, dim=d, is_causal=c, tags=["paper"], tiles=ATTN_TILES)
+          for n, b, h, s, d, c in PAPER_FA],
     ],
     "flashmla_decode": [
         B("b4 h128 s1024", batch=4, seqlen_kv=1024, tags=["check"]),
