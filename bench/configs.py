@@ -132,12 +132,14 @@ GEMM_GOAL = 0.9  # per-shape floor of tilec GEMM / cuBLAS on the paper's shapes
 
 # Tile configurations for flash_attention, named attn:blockMxblockN/stages/
 # threads (family "attn"). 128x64/s1/t128 is the example's default (one
-# warpgroup, FlashAttention-2 style); 128x128/s2/t256 is FlashAttention-3's
-# for head_dim 128 on sm_90: two consumer warpgroups of 64 query rows each
-# (plus the producer warpgroup tilec adds with TMA), two K/V stages, so
-# that overlap-wgmma-pair can issue S = Q K^T of one step with O += P V of
-# the step before. 64x128/s2/t128 (one warpgroup of 64 rows) gives the
-# short sequences twice as many blocks.
+# warpgroup, FlashAttention-2 style). With 256 threads on sm_90 (two
+# consumer warpgroups of 64 query rows, plus the producer warpgroup tilec
+# adds for TMA) and two or more K/V stages, overlap-wgmma-pair issues
+# S = Q K^T of one step with O += P V of the step before and
+# pingpong-warpgroups alternates the two warpgroups: FlashAttention-3's
+# schedule. 128x128/s3/t256 (FlashAttention-3's tile for head_dim 128;
+# 225 KiB: O_shared reuses Q_shared's bytes) leads on most shapes,
+# 128x64/s3/t256 on the shortest (bench/results/2026-11-26-h200-attn-fwd-*).
 def _attn_tile(block_m, block_n, stages, threads):
     name = f"attn:{block_m}x{block_n}/s{stages}/t{threads}"
     TILES[name] = dict(block_M=block_m, block_N=block_n, num_stages=stages,
@@ -146,10 +148,12 @@ def _attn_tile(block_m, block_n, stages, threads):
     return name
 
 
-ATTN_TILES = (_attn_tile(128, 64, 1, 128), _attn_tile(128, 128, 2, 256),
-              _attn_tile(64, 128, 2, 128))
+ATTN_TILES = (_attn_tile(128, 64, 1, 128), _attn_tile(128, 128, 3, 256),
+              _attn_tile(128, 64, 3, 256), _attn_tile(128, 128, 2, 256))
 # Further candidates, used only when named with --tiles (or "all").
+_attn_tile(64, 128, 2, 128)
 _attn_tile(128, 64, 2, 256)
+_attn_tile(128, 64, 4, 256)
 _attn_tile(128, 128, 1, 256)
 
 # Operand layouts of gemm_transpose: (name, trans_A, trans_B).

@@ -20,6 +20,7 @@
 #include "Hopper/LowerWgmma.h"
 #include "Hopper/OverlapWgmma.h"
 #include "Hopper/OverlapWgmmaPair.h"
+#include "Hopper/PingPongWarpgroups.h"
 #include "Hopper/WgmmaLayout.h"
 #include "InferCopyExtents.h"
 #include "InsertBarriers.h"
@@ -69,13 +70,14 @@ void tilec::registerAllPasses() {
   registerPass("lower-tma", createLowerTmaPass);
   registerPass("overlap-wgmma", createOverlapWgmmaPass);
   registerPass("overlap-wgmma-pair", createOverlapWgmmaPairPass);
+  registerPass("pingpong-warpgroups", createPingPongWarpgroupsPass);
   registerPass("insert-proxy-fences", createInsertProxyFencesPass);
 }
 
 void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
                                  PipelineEnd End) {
   // The targets part ways here: with wgmma (sm_90, compiled for sm_90a;
-  // --no-wgmma turns it off) six Hopper passes join the pipeline, marked
+  // --no-wgmma turns it off) seven Hopper passes join the pipeline, marked
   // "Hopper:" below; on AMD (gfx90a, gfx940) tensor-core gemms are MFMA
   // and lower-mfma replaces lower-mma, marked "AMD:". Everything else is
   // shared and reads the target's facts (warp width, asynchronous copies).
@@ -150,6 +152,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // second of k - 1, so that the softmax runs while the tensor cores work.
   if (Hopper)
     PM.addPass(createOverlapWgmmaPairPass());
+  // Hopper: two consumer warpgroups of such a loop take turns to issue
+  // their wgmmas (named barriers), one's softmax running with the other's.
+  if (Hopper)
+    PM.addPass(createPingPongWarpgroupsPass());
   PM.addPass(createFoldConstantsPass());
   // Shared buffers whose lifetimes do not overlap share bytes; the plan is
   // checked against the target's limit. Before insert-barriers, which
