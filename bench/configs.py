@@ -142,6 +142,32 @@ PAPER_GEMM_TILES = {n: _PAPER_TILES
 GEMM_GOAL = 0.9  # per-shape floor of tilec GEMM / cuBLAS on the paper's shapes
 FP8_GOAL = 0.9  # the same against torch._scaled_mm (fp8 e4m3)
 
+# Tile configurations for flash_attention, named attn:blockMxblockN/stages/
+# threads (family "attn"). 128x64/s1/t128 is the example's default (one
+# warpgroup, FlashAttention-2 style). With 256 threads on sm_90 (two
+# consumer warpgroups of 64 query rows, plus the producer warpgroup tilec
+# adds for TMA) and two or more K/V stages, overlap-wgmma-pair issues
+# S = Q K^T of one step with O += P V of the step before and
+# pingpong-warpgroups alternates the two warpgroups: FlashAttention-3's
+# schedule. 128x128/s3/t256 (FlashAttention-3's tile for head_dim 128;
+# 225 KiB: O_shared reuses Q_shared's bytes) leads on most shapes,
+# 128x64/s3/t256 on the shortest (bench/results/2026-11-26-h200-attn-fwd-*).
+def _attn_tile(block_m, block_n, stages, threads):
+    name = f"attn:{block_m}x{block_n}/s{stages}/t{threads}"
+    TILES[name] = dict(block_M=block_m, block_N=block_n, num_stages=stages,
+                       threads=threads)
+    TILE_FAMILY[name] = "attn"
+    return name
+
+
+ATTN_TILES = (_attn_tile(128, 64, 1, 128), _attn_tile(128, 128, 3, 256),
+              _attn_tile(128, 64, 3, 256), _attn_tile(128, 128, 2, 256))
+# Further candidates, used only when named with --tiles (or "all").
+_attn_tile(64, 128, 2, 128)
+_attn_tile(128, 64, 2, 256)
+_attn_tile(128, 64, 4, 256)
+_attn_tile(128, 128, 1, 256)
+
 # Operand layouts of gemm_transpose: (name, trans_A, trans_B).
 LAYOUTS = [("NN", False, False), ("NT", False, True), ("TN", True, False),
            ("TT", True, True)]
@@ -287,10 +313,19 @@ CONFIGS: Dict[str, List[Build]] = {
           is_causal=True, dtype="bfloat16", tags=["check"]),
         B("b2 h8 s768 d128 128x128 t256", batch=2, heads=8, seq_len=768, dim=128,
           block_M=128, block_N=128, threads=256, tags=["check"]),
-        B("8x32x4096x128", ),
-        B("8x32x4096x128 causal", is_causal=True),
+        B("b2 h8 s768 d128 128x128 s2 t256", batch=2, heads=8, seq_len=768, dim=128,
+          block_M=128, block_N=128, num_stages=2, threads=256, tags=["check"]),
+        B("b2 h8 s1024 d128 causal 128x128 s2 t256", batch=2, heads=8, seq_len=1024,
+          dim=128, is_causal=True, block_M=128, block_N=128, num_stages=2, threads=256,
+          tags=["check"]),
+        B("b2 h4 s512 d128 causal bf16 64x128 s2", batch=2, heads=4, seq_len=512, dim=128,
+          is_causal=True, dtype="bfloat16", block_M=64, block_N=128, num_stages=2,
+          tags=["check"]),
+        B("8x32x4096x128", tiles=ATTN_TILES),
+        B("8x32x4096x128 causal", is_causal=True, tiles=ATTN_TILES),
         *[B(f"{n} b{b} h{h} s{s} d{d}{' causal' if c else ''}", batch=b, heads=h,
-            seq_len=s, dim=d, is_causal=c, tags=["paper"]) for n, b, h, s, d, c in PAPER_FA],
+            seq_len=s, dim=d, is_causal=c, tags=["paper"], tiles=ATTN_TILES)
+          for n, b, h, s, d, c in PAPER_FA],
     ],
     "gqa_attention": [
         B("b2 h8/2 s256 d64", batch=2, heads=8, head_kv=2, seq_len=256, dim=64,

@@ -29,6 +29,7 @@
  *                        T.cp_async_barrier_noinc); sm_80+, expect_tx
  *                        sm_90+.
  *   namedBarrierSync     bar.sync id, count (T.sync_threads(id, count)).
+ *   namedBarrierArrive   bar.arrive id, count (barrier {arrive = true}).
  *   tmaLoad, tmaEncodeTiled
  *                        TMA box loads (sm_90) and the host-side encoding of
  *                        their tensor maps.
@@ -607,6 +608,12 @@ inline bool tmaEncodeTiled(CUtensorMap *Map, CUtensorMapDataType Type,
 /// 32); like __syncthreads, it orders shared-memory accesses among them.
 __device__ inline void namedBarrierSync(unsigned Id, unsigned Count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(Id), "r"(Count) : "memory");
+}
+
+/// bar.arrive on named barrier Id: counts the executing threads towards
+/// Count without waiting (the other side waits with bar.sync).
+__device__ inline void namedBarrierArrive(unsigned Id, unsigned Count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(Id), "r"(Count) : "memory");
 }
 
 #undef TILEC_DEFINE_MMA

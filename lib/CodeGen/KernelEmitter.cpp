@@ -333,7 +333,8 @@ void KernelEmitter::emitOp(const Operation &Op) {
 /// `f(a, &buf[i], buf)`: scalars by value, buffer groups by address. A call
 /// whose result is unused is a statement, as TVM emits it: TileLang code
 /// gives plugins returning void a dtype (T.call_extern(..., dtype=T)).
-/// __syncthreads, bar.sync id, count for a named barrier, or the grid
+/// __syncthreads, bar.sync id, count for a named barrier (bar.arrive with
+/// `arrive`), or the grid
 /// barrier of cooperative groups (which also orders global memory).
 void KernelEmitter::emitBarrier(const Operation &Op) {
   if (isGridBarrier(Op))
@@ -341,8 +342,10 @@ void KernelEmitter::emitBarrier(const Operation &Op) {
   std::optional<int64_t> Id = Op.getIntAttr("id");
   if (!Id)
     return W.line(std::string(Plan.Dial->SyncThreads) + "();");
-  W.line(fmt::format("tilec::namedBarrierSync({}, {});", *Id,
-                     *Op.getIntAttr("count")));
+  W.line(
+      fmt::format("tilec::namedBarrier{}({}, {});",
+                  Op.getBoolAttr("arrive").value_or(false) ? "Arrive" : "Sync",
+                  *Id, *Op.getIntAttr("count")));
 }
 
 /// One mbarrier.init per barrier of the array; Sema has put the op under

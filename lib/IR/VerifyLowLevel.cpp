@@ -7,7 +7,8 @@ using namespace tilec::ir;
 using namespace tilec::ir::detail;
 
 /// barrier, a named barrier `barrier {id = I, count = N}` (bar.sync I, N:
-/// ids 0-15, N a positive multiple of the warp size), or the grid barrier
+/// ids 0-15, N a positive multiple of the warp size; with `arrive`,
+/// bar.arrive I, N), or the grid barrier
 /// `barrier {scope = "grid"}` (T.sync_grid), never inside a parallel loop.
 bool Verifier::checkBarrier(const Operation &Op) {
   if (!Op.getParentOfKind(OpKind::Kernel))
@@ -29,6 +30,8 @@ bool Verifier::checkBarrier(const Operation &Op) {
     return fail(Op, "attribute 'id' must be in [0, 15]");
   if (Count && (*Count <= 0 || *Count % 32 != 0))
     return fail(Op, "attribute 'count' must be a positive multiple of 32");
+  if (Op.hasAttr("arrive") && !Id)
+    return fail(Op, "only a named barrier ('id', 'count') can 'arrive'");
   return true;
 }
 

@@ -87,14 +87,24 @@ public:
   }
 
   /// Whether a wait before \p Later acquires what an arrive after
-  /// \p Earlier released.
+  /// \p Earlier released: the wait follows such an arrive in program
+  /// order, or, when \p Later precedes \p Earlier in their loop (so that
+  /// \p Later runs after \p Earlier only in a later iteration), the
+  /// wait and an arrive are in that loop too. A wait that precedes every
+  /// such arrive acquires nothing for the first pass (a write before a
+  /// TMA pipeline's loop is not published by the loop's arrives).
   bool ordered(Operation &Earlier, Operation &Later) {
     if (!HasArrives)
       return false;
     llvm::SmallPtrSet<const Value *, 4> Released;
     std::vector<const Value *> Work;
-    for (Operation *Arrive : scan(Earlier, OpKind::MBarrierArrive, true))
+    std::vector<Operation *> Arrives =
+        scan(Earlier, OpKind::MBarrierArrive, true);
+    int64_t FirstArrive = INT64_MAX;
+    for (Operation *Arrive : Arrives) {
       Work.push_back(barrierOf(*Arrive));
+      FirstArrive = std::min(FirstArrive, Pos.lookup(Arrive));
+    }
     while (!Work.empty()) {
       const Value *X = Work.back();
       Work.pop_back();
@@ -104,11 +114,18 @@ public:
       if (It != Edges.end())
         Work.insert(Work.end(), It->second.begin(), It->second.end());
     }
-    for (Operation *Wait : scan(Later, OpKind::MBarrierWait, false))
-      if (Released.count(barrierOf(*Wait)) &&
-          (Pos.lookup(Wait) > Pos.lookup(&Earlier) ||
-           inOneLoop(*Wait, Earlier, Later)))
+    bool Carried = Pos.lookup(&Later) < Pos.lookup(&Earlier);
+    for (Operation *Wait : scan(Later, OpKind::MBarrierWait, false)) {
+      if (!Released.count(barrierOf(*Wait)))
+        continue;
+      if (Pos.lookup(Wait) > FirstArrive)
         return true;
+      if (Carried && llvm::any_of(Arrives, [&](Operation *Arrive) {
+            return inOneLoop(*Wait, Earlier, Later) &&
+                   inOneLoop(*Wait, *Arrive, Earlier);
+          }))
+        return true;
+    }
     return false;
   }
 

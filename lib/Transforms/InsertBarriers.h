@@ -40,8 +40,11 @@
 //       one is followed, in its block or an enclosing one, by an
 //       `mbarrier_arrive` on array X (release), and the other is preceded
 //       the same way by an `mbarrier_wait` on X (acquire) that comes after
-//       the first access in program order, or shares a loop with both
-//       (the next iteration's wait). The scans look into nested uniform
+//       that arrive in program order, or, when the second access precedes
+//       the first in their loop, shares that loop with both and the
+//       arrive (the next iteration's wait). A wait that precedes the
+//       arrive in the loop acquires nothing in the first iteration: a
+//       write before a TMA pipeline's loop still gets a barrier. The scans look into nested uniform
 //       code but not into thread-dependent branches, which other threads
 //       (another role) run: an arrive by other threads releases nothing of
 //       this thread's. A wait on Y before an arrive on X passes Y's

@@ -19,6 +19,8 @@
 #include "Hopper/LowerTma.h"
 #include "Hopper/LowerWgmma.h"
 #include "Hopper/OverlapWgmma.h"
+#include "Hopper/OverlapWgmmaPair.h"
+#include "Hopper/PingPongWarpgroups.h"
 #include "Hopper/WgmmaLayout.h"
 #include "InferCopyExtents.h"
 #include "InsertBarriers.h"
@@ -67,13 +69,15 @@ void tilec::registerAllPasses() {
   registerPass("lower-wgmma", createLowerWgmmaPass);
   registerPass("lower-tma", createLowerTmaPass);
   registerPass("overlap-wgmma", createOverlapWgmmaPass);
+  registerPass("overlap-wgmma-pair", createOverlapWgmmaPairPass);
+  registerPass("pingpong-warpgroups", createPingPongWarpgroupsPass);
   registerPass("insert-proxy-fences", createInsertProxyFencesPass);
 }
 
 void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
                                  PipelineEnd End) {
   // The targets part ways here: with wgmma (sm_90, compiled for sm_90a;
-  // --no-wgmma turns it off) five Hopper passes join the pipeline, marked
+  // --no-wgmma turns it off) seven Hopper passes join the pipeline, marked
   // "Hopper:" below; on AMD (gfx90a, gfx940) tensor-core gemms are MFMA
   // and lower-mfma replaces lower-mma, marked "AMD:". Everything else is
   // shared and reads the target's facts (warp width, asynchronous copies).
@@ -143,6 +147,15 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // for all but the last group; its stage is refilled one step later).
   if (Hopper)
     PM.addPass(createOverlapWgmmaPass());
+  // Hopper: a loop of two dependent wgmma groups (attention: S = Q K^T, the
+  // softmax, O += P V) issues the first group of iteration k with the
+  // second of k - 1, so that the softmax runs while the tensor cores work.
+  if (Hopper)
+    PM.addPass(createOverlapWgmmaPairPass());
+  // Hopper: two consumer warpgroups of such a loop take turns to issue
+  // their wgmmas (named barriers), one's softmax running with the other's.
+  if (Hopper)
+    PM.addPass(createPingPongWarpgroupsPass());
   PM.addPass(createFoldConstantsPass());
   // Shared buffers whose lifetimes do not overlap share bytes; the plan is
   // checked against the target's limit. Before insert-barriers, which

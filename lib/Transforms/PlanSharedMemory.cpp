@@ -141,17 +141,43 @@ private:
     return isLoop(Op);
   }
 
+  /// The last role block (`if {thread_range}` without else) among the ops
+  /// of \p Role's block, when \p Role is one.
+  static const Operation *lastRole(const Operation &Role) {
+    auto IsRole = [](const Operation &Op) {
+      return Op.is(OpKind::If) && Op.hasAttr("thread_range") &&
+             Op.getNumRegions() == 1;
+    };
+    if (!IsRole(Role))
+      return nullptr;
+    const Operation *Last = &Role;
+    for (const Operation *N = Role.getNextNode(); N; N = N->getNextNode())
+      if (IsRole(*N))
+        Last = N;
+    return Last;
+  }
+
   /// The positions an access by \p User may happen at, between the alloc
   /// (whose enclosing ops repeat the whole life of the buffer) and it.
+  /// Role blocks run side by side: an access in one extends over the role
+  /// blocks after it, so that it overlaps whatever they access; the last
+  /// role's threads run its body in program order.
   std::pair<int64_t, int64_t> accessSpan(Operation &User,
                                          const Operation &Alloc,
                                          const Operation *ScratchScope) {
     const Operation *Outer = &User;
+    int64_t End = Lin.end(&User);
     for (Operation *P = User.getParentOp();
-         P && P != &Kernel && !P->isAncestorOf(&Alloc); P = P->getParentOp())
-      if (widensAccess(*P, ScratchScope))
-        Outer = P;
-    return {Lin.begin(Outer), Lin.end(Outer)};
+         P && P != &Kernel && !P->isAncestorOf(&Alloc); P = P->getParentOp()) {
+      if (!widensAccess(*P, ScratchScope))
+        continue;
+      const Operation *Last = lastRole(*P);
+      if (Last == P)
+        continue;
+      Outer = P;
+      End = std::max(Lin.end(P), Last ? Lin.end(Last) : 0);
+    }
+    return {Lin.begin(Outer), std::max(End, Lin.end(Outer))};
   }
 
   /// Where the cp.async \p Copy is surely complete: the first

@@ -10,7 +10,11 @@
 //   inside a loop (`for`, `while`, `parallel`) or inside an `if` on a
 //   thread-dependent condition extends the interval over that whole op
 //   (conservatively: the buffer may be live around the back edge, and
-//   threads run both branches of a divergent `if` at once); a buffer
+//   threads run both branches of a divergent `if` at once), except the
+//   last of a block's role blocks (`if {thread_range}` without else, as
+//   T.ws and warp specialization make them), whose threads run its body in
+//   program order; an access in an earlier role block extends over the
+//   role blocks after it, which run at the same time; a buffer
 //   written by `cp_async` stays live until the `cp_async_wait {pending = 0}`
 //   that completes the copy, one written by `tma_load` until the last
 //   `mbarrier_wait` on its mbarrier array. The consumers' role of a
