@@ -175,7 +175,11 @@ private:
       if (Last == P)
         continue;
       Outer = P;
-      End = std::max(Lin.end(P), Last ? Lin.end(Last) : 0);
+      // A producer's TMA load lands by the consumers' last wait on it
+      // (tmaCompletion), not anywhere in the roles after it.
+      bool Landed = User.is(OpKind::TmaLoad) &&
+                    P->getStringAttr("tma_role") == llvm::StringRef("producer");
+      End = std::max(Lin.end(P), Last && !Landed ? Lin.end(Last) : 0);
     }
     return {Lin.begin(Outer), std::max(End, Lin.end(Outer))};
   }
