@@ -22,11 +22,18 @@ static bool instructionExists(const MmaPlan &P, int64_t Tile, int64_t K) {
   }
 }
 
+/// Every instruction reads at least a byte per lane, so a pack of more
+/// than 16 instructions never fits; the cap also keeps absurd k_pack
+/// values from overflowing the arithmetic below.
+constexpr int64_t MaxKPack = 16;
+
 /// A lane's run of one pack must be one vcopy: 1 to 16 bytes, a power of
 /// two.
 static bool packFits(const MmaPlan &P, MfmaShape S) {
+  if (S.KPack < 1 || S.KPack > MaxKPack)
+    return false;
   int64_t Bytes = S.packElems() * bitWidth(P.In) / 8;
-  return S.KPack >= 1 && Bytes <= 16 && (Bytes & (Bytes - 1)) == 0;
+  return Bytes <= 16 && (Bytes & (Bytes - 1)) == 0;
 }
 
 bool tilec::mfmaShapeSupported(const MmaPlan &P, MfmaShape S) {
@@ -93,7 +100,10 @@ std::optional<std::string> tilec::mfmaKPackProblem(const Operation &Gemm,
     return std::nullopt;
   MfmaShape S = *Plain->Mfma;
   S.KPack = KPack;
-  int64_t Bytes = S.packElems() * bitWidth(Plain->In) / 8;
+  std::string Bytes =
+      KPack > MaxKPack
+          ? std::string("more than 16")
+          : std::to_string(S.packElems() * bitWidth(Plain->In) / 8);
   if (!packFits(*Plain, S))
     return fmt::format("k_pack={0} makes a lane read {1} bytes of each "
                        "operand per pack of v_mfma_{2}; MFMA operands are "
