@@ -8,7 +8,12 @@
 #
 # Expects the target tilec::tilec (an in-tree alias or the imported executable
 # from tilecConfig.cmake) and tilec::runtime, and the project to have enabled
-# CUDA (sm_*) or HIP (gfx*) itself.
+# CUDA (sm_*) or HIP (gfx*) itself. When it has not, the error says what to do;
+# for HIP it first checks (check_language) whether CMake can enable HIP with
+# this toolchain at all and, where it cannot, says what is missing: with
+# Debian's ROCm packages, CMake releases that look for hip-lang-config.cmake
+# only under <ROCm root>/lib/cmake (3.25, Debian 12's) do not find it in the
+# multiarch directory /usr/lib/<arch>/cmake/hip-lang where Debian installs it.
 #
 # Runs `tilec <file> --emit=cuda|hip --target=<arch> -o <dir>/<name>.cu|.hip`
 # in <build dir>/<name>.tilec/; tilec writes <name>.h and <name>.json next to
@@ -43,6 +48,36 @@ function(tilec_cuda_architecture out arch)
   set(${out} "${number}" PARENT_SCOPE)
 endfunction()
 
+# Why the project cannot compile HIP yet: a hint to enable it where CMake can,
+# otherwise what keeps CMake from enabling it.
+function(tilec_hip_language_problem out name)
+  include(CheckLanguage)
+  check_language(HIP)
+  if(CMAKE_HIP_COMPILER)
+    string(CONCAT why "call enable_language(HIP) or add HIP to project(... LANGUAGES) "
+      "first (CMake found the HIP compiler ${CMAKE_HIP_COMPILER})")
+    set(${out} "${why}" PARENT_SCOPE)
+    return()
+  endif()
+  set(debian "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/cmake/hip-lang/hip-lang-config.cmake")
+  if(CMAKE_LIBRARY_ARCHITECTURE AND EXISTS "${debian}"
+      AND NOT EXISTS "/usr/lib/cmake/hip-lang/hip-lang-config.cmake")
+    string(CONCAT why "CMake ${CMAKE_VERSION} cannot enable HIP with this ROCm: it "
+      "looks for hip-lang-config.cmake under <ROCm root>/lib/cmake/hip-lang "
+      "(/usr/lib/cmake/hip-lang), but Debian's ROCm packages install it in the "
+      "multiarch directory (${debian}). A CMake release that also searches there "
+      "(CMAKE_HIP_COMPILER_ROCM_LIB) can build the kernel; with this one, compile "
+      "${name}.hip with hipcc outside CMake (tilec --target=gfx... -o ${name}.hip, "
+      "then hipcc --offload-arch=gfx... -c ${name}.hip)")
+    set(${out} "${why}" PARENT_SCOPE)
+    return()
+  endif()
+  string(CONCAT why "CMake cannot enable HIP here: check_language(HIP) found no "
+    "working HIP compiler (set CMAKE_HIP_COMPILER to ROCm's clang++; "
+    "${CMAKE_BINARY_DIR}/CMakeFiles/CMakeError.log says why)")
+  set(${out} "${why}" PARENT_SCOPE)
+endfunction()
+
 function(add_tile_kernel name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SOURCE;TARGET;KERNEL" "DEFINES;OPTIONS")
   if(ARG_UNPARSED_ARGUMENTS)
@@ -56,6 +91,10 @@ function(add_tile_kernel name)
   endif()
   tilec_kernel_language(lang emit ext "${ARG_TARGET}")
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT lang IN_LIST languages AND lang STREQUAL "HIP")
+    tilec_hip_language_problem(why "${name}")
+    message(FATAL_ERROR "add_tile_kernel(${name}): TARGET ${ARG_TARGET} needs HIP; ${why}")
+  endif()
   if(NOT lang IN_LIST languages)
     message(FATAL_ERROR "add_tile_kernel(${name}): TARGET ${ARG_TARGET} needs ${lang}; "
       "call enable_language(${lang}) or add ${lang} to project(... LANGUAGES) first")

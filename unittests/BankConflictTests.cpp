@@ -17,15 +17,16 @@
 #include "llvm/Support/raw_ostream.h"
 #include <catch2/catch.hpp>
 #include <functional>
+#include <set>
 
 using namespace tilec;
 using namespace tilec::banks;
 
 namespace {
 
-/// Byte addresses of 32 lanes: Fn(lane).
+/// Byte addresses of 32 lanes (or Count): Fn(lane).
 std::vector<int64_t> lanes(const std::function<int64_t(int64_t)> &Fn,
-                           int64_t Count = WarpSize) {
+                           int64_t Count = 32) {
   std::vector<int64_t> A;
   for (int64_t L = 0; L != Count; ++L)
     A.push_back(Fn(L));
@@ -129,6 +130,51 @@ TEST_CASE("inactive lanes take no part", "[banks]") {
       countWavefronts(
           lanes([](int64_t L) { return L < 8 ? InactiveLane : 16 * L; }), 16),
       3, 3, 1);
+}
+
+TEST_CASE("AMD LDS phases", "[banks][amd]") {
+  const BankModel &M = amdBanks();
+  CHECK(M.NumBanks == 32);
+  CHECK(M.WarpSize == 64);
+  // Half-wavefronts up to 4 bytes, quarter-wavefronts for 8 bytes, 8
+  // consecutive lanes for 16-byte writes.
+  CHECK(M.phases(4, true, 64).size() == 2);
+  CHECK(M.phases(2, false, 64)[1].front() == 32);
+  CHECK(M.phases(8, true, 64).size() == 4);
+  auto Write = M.phases(16, false, 64);
+  REQUIRE(Write.size() == 8);
+  CHECK(Write[1] == std::vector<unsigned>{8, 9, 10, 11, 12, 13, 14, 15});
+  // ds_read_b128: AMD's lane groups (Composable Kernel's LDS document).
+  auto Read = M.phases(16, true, 64);
+  REQUIRE(Read.size() == 8);
+  CHECK(Read[0] == std::vector<unsigned>{0, 1, 2, 3, 20, 21, 22, 23});
+  CHECK(Read[1] == std::vector<unsigned>{4, 5, 6, 7, 16, 17, 18, 19});
+  CHECK(Read[2] == std::vector<unsigned>{8, 9, 10, 11, 28, 29, 30, 31});
+  CHECK(Read[3] == std::vector<unsigned>{12, 13, 14, 15, 24, 25, 26, 27});
+  CHECK(Read[7] == std::vector<unsigned>{44, 45, 46, 47, 56, 57, 58, 59});
+  std::set<unsigned> All;
+  for (const auto &P : Read)
+    All.insert(P.begin(), P.end());
+  CHECK(All.size() == 64);
+}
+
+TEST_CASE("AMD ds_read_b128 of an MFMA operand", "[banks][amd]") {
+  // k_pack = 2 on 16x16x16 f16: lane l reads row l % 16 of A, 16 bytes at
+  // k 8 (l / 16), from rows of 128 bytes. Unswizzled, the four rows of
+  // each half of a phase start in the same bank: 4 wavefronts instead of
+  // 1. Xor-ing the 16-byte chunk with row % 8 pairs rows 0-3 of chunk c
+  // with rows 4-7 of chunk c + 1 in distinct banks.
+  const BankModel &M = amdBanks();
+  auto Plain = [](int64_t L) { return (L % 16) * 128 + (L / 16) * 16; };
+  auto Swizzled = [](int64_t L) {
+    int64_t Row = L % 16, Chunk = L / 16;
+    return Row * 128 + ((Chunk ^ (Row % 8)) * 16);
+  };
+  checkCount(countWavefronts(lanes(Plain, 64), 16, M, true), 8, 32, 4);
+  checkCount(countWavefronts(lanes(Swizzled, 64), 16, M, true), 8, 8, 1);
+  // Written in 8 consecutive lanes, the unswizzled rows 0-7 of one phase
+  // all start in the same bank: 8-way, where the read's grouping is 4-way.
+  checkCount(countWavefronts(lanes(Plain, 64), 16, M, false), 8, 64, 8);
 }
 
 TEST_CASE("wavefront counts add up", "[banks]") {

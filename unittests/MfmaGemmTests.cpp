@@ -68,6 +68,22 @@ Matrix transpose(const Matrix &X) {
   return T;
 }
 
+/// Where k is a shared operand's inner dimension, lower-mfma reads a lane's
+/// pack with one vcopy from its first element: the pack must be one run.
+void checkRuns(const MmaPlan &P, const Sim &Lane, int64_t Mi, int64_t Ni,
+               int64_t Ks) {
+  auto A0 = Lane.at(mfmaCoordA(P, Mi, Ks, 0));
+  auto B0 = Lane.at(mfmaCoordB(P, Ni, Ks, 0));
+  for (int64_t E = 0; E != P.aElems(); ++E) {
+    auto A = Lane.at(mfmaCoordA(P, Mi, Ks, E));
+    auto B = Lane.at(mfmaCoordB(P, Ni, Ks, E));
+    if (!P.TransA)
+      REQUIRE(A == std::make_pair(A0.first, A0.second + E));
+    if (P.TransB)
+      REQUIRE(B == std::make_pair(B0.first, B0.second + E));
+  }
+}
+
 /// One gemm lowered as lower-mfma does; ARegs: A is a register fragment.
 void simulate(const MmaPlan &P, bool ARegs) {
   int64_t Seed = 11, Threads = P.MWarps * P.NWarps * 64;
@@ -89,45 +105,44 @@ void simulate(const MmaPlan &P, bool ARegs) {
   REQUIRE(AMap);
   Registers C(Threads, std::vector<int64_t>(P.fragmentC().getRegisterCount()));
   Registers AFrag = fill(P.fragmentA(), AStored, Threads);
-  layout::Layout LA = layout::makeMfmaLaneLayoutA(S),
-                 LB = layout::makeMfmaLaneLayoutB(S),
-                 LC = layout::makeMfmaLaneLayoutC(S);
+  // The hardware's view: AMD's lane layouts of one instruction (KPack 1).
+  layout::MfmaShape I{S.Tile, S.K};
+  layout::Layout LA = layout::makeMfmaLaneLayoutA(I),
+                 LB = layout::makeMfmaLaneLayoutB(I),
+                 LC = layout::makeMfmaLaneLayoutC(I);
   auto Eval = [](const IndexExpr &E) { return *layout::evaluate(E, {}); };
+  int64_t E1 = S.operandElems();
   for (int64_t W = 0; W != P.MWarps * P.NWarps; ++W)
     for (int64_t Ks = 0; Ks != P.kSteps(); ++Ks)
-      for (int64_t Mi = 0; Mi != P.mTiles(); ++Mi)
-        for (int64_t Ni = 0; Ni != P.nTiles(); ++Ni) {
-          Matrix TA(S.Tile, std::vector<int64_t>(S.K)),
-              TB(S.K, std::vector<int64_t>(S.Tile));
-          for (int64_t L = 0; L != 64; ++L) {
-            Sim Lane{P, W, L};
-            int64_t AOff = Eval(AMap->at(IndexExpr(Mi), IndexExpr(Ks)));
-            for (int64_t E = 0; E != S.operandElems(); ++E) {
-              layout::Indices InA = *LA.forward({L, E});
-              layout::Indices InB = *LB.forward({L, E});
-              auto [AR, AC] = Lane.at(mfmaCoordA(P, Mi, Ks, E));
-              auto [BR, BC] = Lane.at(mfmaCoordB(P, Ni, Ks, E));
-              auto A0 = Lane.at(mfmaCoordA(P, Mi, Ks, 0));
-              auto B0 = Lane.at(mfmaCoordB(P, Ni, Ks, 0));
-              if (!P.TransA)
-                REQUIRE(std::make_pair(AR, AC) ==
-                        std::make_pair(A0.first, A0.second + E));
-              if (P.TransB)
-                REQUIRE(std::make_pair(BR, BC) ==
-                        std::make_pair(B0.first, B0.second + E));
-              TA[InA[0]][InA[1]] =
-                  ARegs ? AFrag[Lane.thread()][AOff + E] : AStored[AR][AC];
-              TB[InB[0]][InB[1]] = BStored[BR][BC];
+      for (int64_t Kp = 0; Kp != S.KPack; ++Kp)
+        for (int64_t Mi = 0; Mi != P.mTiles(); ++Mi)
+          for (int64_t Ni = 0; Ni != P.nTiles(); ++Ni) {
+            Matrix TA(S.Tile, std::vector<int64_t>(S.K)),
+                TB(S.K, std::vector<int64_t>(S.Tile));
+            for (int64_t L = 0; L != 64; ++L) {
+              Sim Lane{P, W, L};
+              checkRuns(P, Lane, Mi, Ni, Ks);
+              int64_t AOff = Eval(AMap->at(IndexExpr(Mi), IndexExpr(Ks)));
+              // Instruction Kp reads items [Kp E, (Kp + 1) E) of the pack.
+              for (int64_t E = 0; E != E1; ++E) {
+                int64_t Item = Kp * E1 + E;
+                layout::Indices InA = *LA.forward({L, E});
+                layout::Indices InB = *LB.forward({L, E});
+                auto [AR, AC] = Lane.at(mfmaCoordA(P, Mi, Ks, Item));
+                auto [BR, BC] = Lane.at(mfmaCoordB(P, Ni, Ks, Item));
+                TA[InA[0]][InA[1]] =
+                    ARegs ? AFrag[Lane.thread()][AOff + Item] : AStored[AR][AC];
+                TB[InB[0]][InB[1]] = BStored[BR][BC];
+              }
             }
+            int64_t COff = Eval(CMap->at(IndexExpr(Mi), IndexExpr(Ni)));
+            for (int64_t L = 0; L != 64; ++L)
+              for (int64_t E = 0; E != S.accElems(); ++E) {
+                layout::Indices RC = *LC.forward({L, E});
+                for (int64_t K = 0; K != S.K; ++K)
+                  C[W * 64 + L][COff + E] += TA[RC[0]][K] * TB[K][RC[1]];
+              }
           }
-          int64_t COff = Eval(CMap->at(IndexExpr(Mi), IndexExpr(Ni)));
-          for (int64_t L = 0; L != 64; ++L)
-            for (int64_t E = 0; E != S.accElems(); ++E) {
-              layout::Indices RC = *LC.forward({L, E});
-              for (int64_t K = 0; K != S.K; ++K)
-                C[W * 64 + L][COff + E] += TA[RC[0]][K] * TB[K][RC[1]];
-            }
-        }
   layout::Fragment FC = P.fragmentC();
   for (int64_t I = 0; I != P.M; ++I)
     for (int64_t J = 0; J != P.N; ++J) {
@@ -139,7 +154,8 @@ void simulate(const MmaPlan &P, bool ARegs) {
 }
 
 MmaPlan plan(int64_t M, int64_t N, int64_t K, int64_t MW, int64_t NW,
-             layout::MfmaShape S, bool TransA, bool TransB) {
+             layout::MfmaShape S, bool TransA, bool TransB, int64_t KPack = 1) {
+  S.KPack = KPack;
   MmaPlan P{};
   P.M = M, P.N = N, P.K = K, P.MWarps = MW, P.NWarps = NW;
   P.TransA = TransA, P.TransB = TransB;
@@ -164,4 +180,20 @@ TEST_CASE("lower-mfma computes the block product", "[mfma]") {
 TEST_CASE("lower-mfma uses A in registers in place", "[mfma]") {
   simulate(plan(64, 64, 32, 2, 2, {16, 16}, false, true), true);
   simulate(plan(32, 64, 16, 1, 2, {32, 8}, false, false), true);
+}
+
+TEST_CASE("lower-mfma with k_pack computes the block product", "[mfma]") {
+  // k_pack = 2: 16-byte packs of f16 and gfx940 int8; k_pack = 4 is what
+  // gfx90a int8 (4 bytes per instruction) allows besides (the index math
+  // does not depend on the dtype).
+  for (bool TA : {false, true})
+    for (bool TB : {false, true}) {
+      INFO("transpose_a " << TA << " transpose_b " << TB);
+      simulate(plan(64, 64, 64, 2, 2, {16, 16}, TA, TB, 2), false);
+      simulate(plan(64, 128, 32, 1, 2, {32, 8}, TA, TB, 2), false);
+      simulate(plan(32, 32, 128, 2, 1, {16, 32}, TA, TB, 2), false);
+      simulate(plan(32, 32, 64, 1, 1, {16, 16}, TA, TB, 4), false);
+    }
+  simulate(plan(64, 64, 64, 2, 2, {16, 16}, false, true, 2), true);
+  simulate(plan(32, 64, 32, 1, 2, {32, 8}, false, false, 2), true);
 }

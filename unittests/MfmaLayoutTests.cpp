@@ -33,6 +33,13 @@ LaneItem refOperand(MfmaShape S, int64_t RowOrCol, int64_t K) {
   return {RowOrCol + S.Tile * (K / KL), K % KL};
 }
 
+/// k_pack (TileLang's definition): a lane reads KPack times the
+/// instruction's items as one run, i.e. the table of an instruction KPack
+/// times as deep; instruction kp takes the items kp * KL .. + KL of it.
+LaneItem refPack(MfmaShape S, int64_t RowOrCol, int64_t K) {
+  return refOperand({S.Tile, S.K * S.KPack}, RowOrCol, K);
+}
+
 LaneItem refAccumulator(MfmaShape S, int64_t I, int64_t J) {
   int64_t Groups = 64 / S.Tile;
   return {J + S.Tile * ((I / 4) % Groups), 4 * (I / (4 * Groups)) + I % 4};
@@ -115,7 +122,7 @@ void checkFragmentA(int64_t M, int64_t N, int64_t K, int64_t WM, int64_t WN,
   int64_t MW = M / WM, NW = N / WN, T = S.Tile;
   CHECK(F.getReplicateSize() == NW);
   forEachIndex({M, K}, [&](llvm::ArrayRef<int64_t> X) {
-    LaneItem R = refOperand(S, X[0] % T, X[1] % S.K);
+    LaneItem R = refPack(S, X[0] % T, X[1] % S.packK());
     std::set<int64_t> Threads;
     for (int64_t Rep = 0; Rep != NW; ++Rep)
       Threads.insert(*F.forwardThread(X, Rep));
@@ -123,8 +130,8 @@ void checkFragmentA(int64_t M, int64_t N, int64_t K, int64_t WM, int64_t WN,
     for (int64_t Wn = 0; Wn != NW; ++Wn)
       Expected.insert((X[0] / T % MW + MW * Wn) * 64 + R.Lane);
     CHECK(Threads == Expected);
-    int64_t Tile = X[0] / (T * MW) * (K / S.K) + X[1] / S.K;
-    CHECK((*F.forward(X))[0] == Tile * S.operandElems() + R.Item);
+    int64_t Tile = X[0] / (T * MW) * (K / S.packK()) + X[1] / S.packK();
+    CHECK((*F.forward(X))[0] == Tile * S.packElems() + R.Item);
   });
 }
 
@@ -155,4 +162,49 @@ TEST_CASE("MFMA block fragments of A and B", "[mfma]") {
   Fragment BT = makeMfmaFragmentB(64, 64, 32, 32, 32, {16, 16}, true);
   CHECK(BT.getInputShape()[0] == 64);
   CHECK(*BT.forwardThread({5, 20}) == *B.forwardThread({20, 5}));
+}
+
+TEST_CASE("MFMA packs (k_pack): each instruction of a pack is AMD's "
+          "layout over its own k, A and B alike",
+          "[mfma]") {
+  const MfmaShape Packed[] = {
+      {16, 16, 2}, {32, 8, 2}, {16, 32, 2}, {16, 16, 4}};
+  for (MfmaShape S : Packed) {
+    INFO("tile " << S.Tile << " k " << S.K << " k_pack " << S.KPack);
+    Layout A = makeMfmaLaneLayoutA(S), B = makeMfmaLaneLayoutB(S);
+    CHECK(A.isBijective() == true);
+    CHECK(B.isBijective() == true);
+    int64_t E = S.operandElems();
+    for (int64_t I = 0; I != S.Tile; ++I) {
+      // Instruction kp's k index q (AMD's table) stands for one pack k;
+      // A and B agree on it, and the pack's k are covered once each.
+      std::set<int64_t> Covered;
+      for (int64_t Kp = 0; Kp != S.KPack; ++Kp)
+        for (int64_t Q = 0; Q != S.K; ++Q) {
+          LaneItem R = refOperand({S.Tile, S.K}, I, Q);
+          auto [ARow, AK] = at(A, R.Lane, Kp * E + R.Item);
+          auto [BK, BCol] = at(B, R.Lane, Kp * E + R.Item);
+          CHECK(ARow == I);
+          CHECK(BCol == I);
+          CHECK(AK == BK);
+          Covered.insert(AK);
+        }
+      CHECK(int64_t(Covered.size()) == S.packK());
+      CHECK(*Covered.rbegin() == S.packK() - 1);
+    }
+    // A lane's items are one run of consecutive k (one vcopy).
+    for (int64_t L = 0; L != 64; ++L)
+      for (int64_t Item = 0; Item != S.packElems(); ++Item) {
+        CHECK(at(A, L, Item).second == at(A, L, 0).second + Item);
+        LaneItem R = refPack(S, L % S.Tile, at(A, L, Item).second);
+        CHECK(R.Lane == L);
+        CHECK(R.Item == Item);
+      }
+  }
+}
+
+TEST_CASE("MFMA block fragments of packed A", "[mfma]") {
+  checkFragmentA(64, 64, 64, 32, 32, {16, 16, 2});
+  checkFragmentA(64, 128, 32, 64, 32, {32, 8, 2});
+  checkFragmentA(32, 32, 128, 16, 32, {16, 32, 2});
 }

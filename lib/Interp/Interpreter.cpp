@@ -347,6 +347,7 @@ void Machine::execAlloc(const Operation &Op) {
     B->BarCount.assign(B->NumElems, 0);
     B->BarArrived.assign(B->NumElems, 0);
     B->BarPhase.assign(B->NumElems, 0);
+    B->BarTx.assign(B->NumElems, 0);
   }
   Bufs[R] = B;
 }
@@ -484,6 +485,13 @@ void Machine::execBarrier(const Operation &Op, const Mask &M) {
                  " threads: the others never arrive (a deadlock on a GPU)");
 }
 
+void Machine::tryCompletePhase(Buffer &B, int64_t I) {
+  if (B.BarArrived[I] != B.BarCount[I] || B.BarTx[I] != 0)
+    return;
+  B.BarArrived[I] = 0;
+  ++B.BarPhase[I];
+}
+
 void Machine::execMBarrier(const Operation &Op, const Mask &M) {
   Buffer &B = buffer(Op, Op.getOperand(0));
   if (Op.is(OpKind::MBarrierInit)) {
@@ -491,6 +499,7 @@ void Machine::execMBarrier(const Operation &Op, const Mask &M) {
     for (size_t I = 0; I < Counts.size() && I < B.BarCount.size(); ++I) {
       B.BarCount[I] = Counts[I];
       B.BarArrived[I] = 0;
+      B.BarTx[I] = 0;
     }
     return;
   }
@@ -498,13 +507,13 @@ void Machine::execMBarrier(const Operation &Op, const Mask &M) {
     if (!M[T])
       continue;
     int64_t I = elem(Op, 0, T).Flat;
-    if (Op.is(OpKind::MBarrierExpectTx))
+    if (Op.is(OpKind::MBarrierExpectTx)) {
+      B.BarTx[I] += asInt(get(Op.getOperand(Op.getGroupStart(1)), T));
       continue;
+    }
     if (Op.is(OpKind::MBarrierArrive)) {
-      if (++B.BarArrived[I] == B.BarCount[I]) {
-        B.BarArrived[I] = 0;
-        ++B.BarPhase[I];
-      }
+      ++B.BarArrived[I];
+      tryCompletePhase(B, I);
       continue;
     }
     ++Epoch; // a completed phase orders the arrivers' writes before us
@@ -624,6 +633,8 @@ void Machine::exec(const Operation &Op, Mask &M) {
   case OpKind::MBarrierWait:
   case OpKind::MBarrierExpectTx:
     return execMBarrier(Op, M);
+  case OpKind::TmaLoad:
+    return execTmaLoad(Op, M);
   case OpKind::FenceProxyAsync:
     return;
   case OpKind::Shfl:

@@ -41,8 +41,10 @@ struct Buffer {
   /// barrier epoch it wrote in (race detection; -1: nobody yet).
   std::vector<int32_t> Writer;
   std::vector<int64_t> WriteEpoch;
-  /// mbarrier state: expected arrivals, arrivals so far, completed phases.
-  std::vector<int64_t> BarCount, BarArrived, BarPhase;
+  /// mbarrier state: expected arrivals, arrivals so far, completed phases,
+  /// transaction bytes still expected in the current phase (expect_tx
+  /// adds, landed TMA boxes subtract).
+  std::vector<int64_t> BarCount, BarArrived, BarPhase, BarTx;
 };
 
 /// One element of a buffer, as the executing thread sees it.
@@ -74,6 +76,13 @@ public:
   void execMfma(const ir::Operation &Op, const Mask &M);
   void execWgmma(const ir::Operation &Op, const Mask &M);
 
+  // Tma.cpp
+  void execTmaLoad(const ir::Operation &Op, const Mask &M);
+
+  // Interpreter.cpp
+  /// Completes the phase of mbarrier \p I of \p B when every arrival and
+  /// every expected transaction byte is in.
+  static void tryCompletePhase(Buffer &B, int64_t I);
   [[noreturn]] void fail(const ir::Operation &Op, const std::string &Msg,
                          int64_t Thread = -1) const;
 

@@ -7,7 +7,7 @@
 using namespace tilec::layout;
 
 static void checkShape(MfmaShape S) {
-  assert((S.Tile == 16 || S.Tile == 32) && S.K > 0 &&
+  assert((S.Tile == 16 || S.Tile == 32) && S.K > 0 && S.KPack > 0 &&
          (S.Tile * S.K) % MfmaWaveSize == 0 && "not an MFMA shape");
   (void)S;
 }
@@ -16,16 +16,16 @@ Layout tilec::layout::makeMfmaLaneLayoutA(MfmaShape S) {
   checkShape(S);
   IndexExpr Lane = Layout::inputVar(0), E = Layout::inputVar(1);
   return Layout(
-      {MfmaWaveSize, S.operandElems()},
-      {floorMod(Lane, S.Tile), floorDiv(Lane, S.Tile) * S.operandElems() + E});
+      {MfmaWaveSize, S.packElems()},
+      {floorMod(Lane, S.Tile), floorDiv(Lane, S.Tile) * S.packElems() + E});
 }
 
 Layout tilec::layout::makeMfmaLaneLayoutB(MfmaShape S) {
   checkShape(S);
   IndexExpr Lane = Layout::inputVar(0), E = Layout::inputVar(1);
   return Layout(
-      {MfmaWaveSize, S.operandElems()},
-      {floorDiv(Lane, S.Tile) * S.operandElems() + E, floorMod(Lane, S.Tile)});
+      {MfmaWaveSize, S.packElems()},
+      {floorDiv(Lane, S.Tile) * S.packElems() + E, floorMod(Lane, S.Tile)});
 }
 
 Layout tilec::layout::makeMfmaLaneLayoutC(MfmaShape S) {
@@ -56,11 +56,11 @@ void checkTiling(int64_t Block, int64_t Warp, MfmaShape S) {
   (void)Block, (void)Warp, (void)S;
 }
 
-/// The lane and element of operand element (X, k) in its tile, where X is
+/// The lane and item of operand element (X, k) in its pack, where X is
 /// the row of A or the column of B (both layouts agree on this form).
 std::pair<IndexExpr, IndexExpr> operandLane(MfmaShape S, const IndexExpr &X,
                                             const IndexExpr &KIn) {
-  int64_t E = S.operandElems();
+  int64_t E = S.packElems();
   return {X + floorDiv(KIn, E) * S.Tile, floorMod(KIn, E)};
 }
 
@@ -90,13 +90,14 @@ Fragment tilec::layout::makeMfmaFragmentA(int64_t BlockM, int64_t BlockN,
   checkShape(S);
   checkTiling(BlockM, WarpM, S);
   checkTiling(BlockN, WarpN, S);
-  assert(BlockK % S.K == 0 && "BlockK must be a multiple of the MFMA k");
+  assert(BlockK % S.packK() == 0 && "BlockK must be a multiple of the pack");
   int64_t MW = BlockM / WarpM, NW = BlockN / WarpN;
   TilePos R = splitDim(Layout::inputVar(0), S.Tile, MW);
   IndexExpr K = Layout::inputVar(1);
-  auto [Lane, Elem] = operandLane(S, R.In, floorMod(K, S.K));
+  auto [Lane, Elem] = operandLane(S, R.In, floorMod(K, S.packK()));
   IndexExpr Reg =
-      (R.Tile * (BlockK / S.K) + floorDiv(K, S.K)) * S.operandElems() + Elem;
+      (R.Tile * (BlockK / S.packK()) + floorDiv(K, S.packK())) * S.packElems() +
+      Elem;
   IndexExpr Thread =
       (R.Warp + Fragment::replicateVar() * MW) * MfmaWaveSize + Lane;
   Fragment F({BlockM, BlockK}, {Reg}, Thread, NW);
@@ -110,13 +111,14 @@ Fragment tilec::layout::makeMfmaFragmentB(int64_t BlockM, int64_t BlockN,
   checkShape(S);
   checkTiling(BlockM, WarpM, S);
   checkTiling(BlockN, WarpN, S);
-  assert(BlockK % S.K == 0 && "BlockK must be a multiple of the MFMA k");
+  assert(BlockK % S.packK() == 0 && "BlockK must be a multiple of the pack");
   int64_t MW = BlockM / WarpM;
   IndexExpr K = Layout::inputVar(0);
   TilePos C = splitDim(Layout::inputVar(1), S.Tile, BlockN / WarpN);
-  auto [Lane, Elem] = operandLane(S, C.In, floorMod(K, S.K));
+  auto [Lane, Elem] = operandLane(S, C.In, floorMod(K, S.packK()));
   IndexExpr Reg =
-      (C.Tile * (BlockK / S.K) + floorDiv(K, S.K)) * S.operandElems() + Elem;
+      (C.Tile * (BlockK / S.packK()) + floorDiv(K, S.packK())) * S.packElems() +
+      Elem;
   IndexExpr Thread =
       (Fragment::replicateVar() + C.Warp * MW) * MfmaWaveSize + Lane;
   Fragment F({BlockK, BlockN}, {Reg}, Thread, MW);

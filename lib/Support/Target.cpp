@@ -22,11 +22,12 @@ Target make(const char *Name, Target::Backend Kind, int Sm, int64_t Smem,
 
 /// CDNA: a wavefront of 64, 64 KiB of LDS, MFMA, no asynchronous copies,
 /// 512 registers per lane (architectural and accumulation VGPRs).
-Target amd(const char *Name, int NumSMs, int MfmaInt8K) {
+Target amd(const char *Name, int NumSMs, int MfmaInt8K, bool MfmaFp8) {
   Target T = make(Name, Target::Backend::HIP, 0, 64 * 1024, 64, NumSMs);
   T.MaxRegistersPerThread = 512;
   T.Matrix = Target::MatrixCore::Mfma;
   T.MfmaInt8K = MfmaInt8K;
+  T.MfmaFp8 = MfmaFp8;
   T.AsyncCopy = false;
   return T;
 }
@@ -37,8 +38,8 @@ std::vector<Target> knownTargets() {
   // H100/H200 SXM, MI250X (per GCD), MI300X.
   return {make("sm_80", B::CUDA, 80, 163 * 1024, 32, 108),
           make("sm_90", B::CUDA, 90, 227 * 1024, 32, 132, /*Wgmma=*/true),
-          amd("gfx90a", 110, /*MfmaInt8K=*/16),
-          amd("gfx940", 304, /*MfmaInt8K=*/32)};
+          amd("gfx90a", 110, /*MfmaInt8K=*/16, /*MfmaFp8=*/false),
+          amd("gfx940", 304, /*MfmaInt8K=*/32, /*MfmaFp8=*/true)};
 }
 } // namespace
 

@@ -25,6 +25,44 @@ unsigned banks::lanesPerPhase(int64_t Bytes) {
   return Bytes <= 8 ? 16 : 8;
 }
 
+const BankModel &banks::nvidiaBanks() {
+  static const BankModel M{32, 4, 32, false};
+  return M;
+}
+
+const BankModel &banks::amdBanks() {
+  static const BankModel M{32, 4, 64, true};
+  return M;
+}
+
+/// ds_read_b128's phases on CDNA: four lanes of one quarter-wavefront with
+/// four of the next, in this order, in each half-wavefront.
+static constexpr std::array<std::array<unsigned, 2>, 4> AmdRead128Groups = {
+    {{0, 20}, {4, 16}, {8, 28}, {12, 24}}};
+
+std::vector<std::vector<unsigned>> BankModel::phases(int64_t Bytes, bool Read,
+                                                     unsigned Lanes) const {
+  std::vector<std::vector<unsigned>> Out;
+  if (Amd && Bytes > 8 && Read) {
+    for (unsigned Half = 0; Half < Lanes; Half += 32)
+      for (const auto &G : AmdRead128Groups) {
+        Out.emplace_back();
+        for (unsigned First : G)
+          for (unsigned L = Half + First; L != Half + First + 4; ++L)
+            if (L < Lanes)
+              Out.back().push_back(L);
+      }
+    return Out;
+  }
+  unsigned Phase = lanesPerPhase(Bytes);
+  for (unsigned First = 0; First < Lanes; First += Phase) {
+    Out.emplace_back();
+    for (unsigned L = First; L != std::min(First + Phase, Lanes); ++L)
+      Out.back().push_back(L);
+  }
+  return Out;
+}
+
 Wavefronts &Wavefronts::operator+=(const Wavefronts &O) {
   Ideal += O.Ideal;
   Actual += O.Actual;
@@ -32,7 +70,8 @@ Wavefronts &Wavefronts::operator+=(const Wavefronts &O) {
   return *this;
 }
 
-Wavefronts banks::countPhase(llvm::ArrayRef<int64_t> Addresses, int64_t Bytes) {
+Wavefronts banks::countPhase(llvm::ArrayRef<int64_t> Addresses, int64_t Bytes,
+                             const BankModel &M) {
   // No instruction moves more than 16 bytes per lane; the cap keeps an
   // absurd attribute from making the word list huge.
   int64_t Span = std::clamp<int64_t>(Bytes, 1, 128);
@@ -40,32 +79,33 @@ Wavefronts banks::countPhase(llvm::ArrayRef<int64_t> Addresses, int64_t Bytes) {
   for (int64_t A : Addresses) {
     if (A < 0)
       continue;
-    for (int64_t W = A / BankBytes; W <= (A + Span - 1) / BankBytes; ++W)
+    for (int64_t W = A / M.BankBytes; W <= (A + Span - 1) / M.BankBytes; ++W)
       Words.push_back(W);
   }
   if (Words.empty())
     return {};
   llvm::sort(Words);
   Words.erase(std::unique(Words.begin(), Words.end()), Words.end());
-  std::array<int64_t, NumBanks> PerBank{};
+  std::vector<int64_t> PerBank(M.NumBanks, 0);
   for (int64_t W : Words)
-    ++PerBank[W % NumBanks];
+    ++PerBank[W % M.NumBanks];
   Wavefronts R;
   R.Actual = *std::max_element(PerBank.begin(), PerBank.end());
-  R.Ideal = (int64_t(Words.size()) + NumBanks - 1) / NumBanks;
+  R.Ideal = (int64_t(Words.size()) + M.NumBanks - 1) / M.NumBanks;
   R.Ways = (R.Actual + R.Ideal - 1) / R.Ideal;
   return R;
 }
 
 Wavefronts banks::countWavefronts(llvm::ArrayRef<int64_t> Addresses,
-                                  int64_t Bytes) {
+                                  int64_t Bytes, const BankModel &M,
+                                  bool Read) {
   Wavefronts R;
-  unsigned Phase = lanesPerPhase(Bytes);
-  for (size_t First = 0; First < Addresses.size(); First += Phase)
-    R += countPhase(
-        Addresses.slice(First,
-                        std::min<size_t>(Phase, Addresses.size() - First)),
-        Bytes);
+  for (const auto &Phase : M.phases(Bytes, Read, Addresses.size())) {
+    std::vector<int64_t> In;
+    for (unsigned L : Phase)
+      In.push_back(Addresses[L]);
+    R += countPhase(In, Bytes, M);
+  }
   return R;
 }
 
@@ -85,7 +125,8 @@ static int64_t elementBytes(const Operation &Op, unsigned G) {
       bitWidth(Op.getGroup(G).front()->getType().getDType()) / 8, 1);
 }
 
-std::vector<SharedAccess> banks::sharedAccessesOf(const Operation &Op) {
+std::vector<SharedAccess> banks::sharedAccessesOf(const Operation &Op,
+                                                  unsigned WarpSize) {
   std::vector<SharedAccess> Out;
   auto Add = [&](unsigned G, int64_t Bytes, unsigned Lanes, const char *Dir) {
     if (isSharedGroup(Op, G))
@@ -164,7 +205,8 @@ using LaneMask = std::vector<bool>;
 
 class AccessSimulator {
 public:
-  AccessSimulator(const Operation &Kernel, std::array<int64_t, 3> Threads);
+  AccessSimulator(const Operation &Kernel, std::array<int64_t, 3> Threads,
+                  const BankModel &Model);
   Row simulate(const Operation &Op, const SharedAccess &A);
 
 private:
@@ -180,6 +222,7 @@ private:
   std::optional<int64_t> address(IndexInterpreter &Lane) const;
 
   const Operation &Kernel;
+  const BankModel &Model;
   std::vector<IndexInterpreter> Lanes;
   std::vector<Enclosing> Chain;
   /// Block arguments the address, the guards or the loop bounds use.
@@ -190,10 +233,12 @@ private:
 };
 
 AccessSimulator::AccessSimulator(const Operation &Kernel,
-                                 std::array<int64_t, 3> Threads)
-    : Kernel(Kernel) {
+                                 std::array<int64_t, 3> Threads,
+                                 const BankModel &Model)
+    : Kernel(Kernel), Model(Model) {
   int64_t Total = Threads[0] * Threads[1] * Threads[2];
-  for (int64_t T = 0; T < std::min(Total, SimulatedWarps * WarpSize); ++T) {
+  for (int64_t T = 0; T < std::min(Total, SimulatedWarps * Model.WarpSize);
+       ++T) {
     Lanes.emplace_back(Threads);
     Lanes.back().setThread(T);
   }
@@ -386,6 +431,7 @@ std::optional<int64_t> AccessSimulator::address(IndexInterpreter &Lane) const {
 }
 
 void AccessSimulator::measure(const LaneMask &Active) {
+  int64_t WarpSize = Model.WarpSize;
   for (int64_t W = 0; W * WarpSize < int64_t(Lanes.size()); ++W) {
     std::vector<int64_t> Addresses(Cur.Access.AddressLanes, InactiveLane);
     bool Any = false, Unknown = false;
@@ -405,7 +451,8 @@ void AccessSimulator::measure(const LaneMask &Active) {
     if (!Any)
       continue;
     ++Cur.WarpAccesses;
-    Cur.W += countWavefronts(Addresses, Cur.Access.Bytes);
+    Cur.W += countWavefronts(Addresses, Cur.Access.Bytes, Model,
+                             llvm::StringRef(Cur.Access.Direction) == "read");
   }
 }
 
@@ -439,24 +486,30 @@ void printRow(llvm::raw_ostream &OS, unsigned N, const Row &R,
                     R.Unevaluated, Loc);
 }
 
-void reportKernel(const Operation &Kernel, DiagnosticEngine &Diags,
-                  llvm::raw_ostream &OS) {
+std::string simulatedWarps(const BankModel &M, int64_t Threads) {
+  int64_t Warps = std::min<int64_t>(SimulatedWarps,
+                                    (Threads + M.WarpSize - 1) / M.WarpSize);
+  if (!M.Amd)
+    return fmt::format("warps 0-{} simulated", Warps - 1);
+  return fmt::format("wavefronts 0-{} of {} lanes simulated, LDS of {} banks",
+                     Warps - 1, M.WarpSize, M.NumBanks);
+}
+
+void reportKernel(const Operation &Kernel, const BankModel &M,
+                  DiagnosticEngine &Diags, llvm::raw_ostream &OS) {
   std::array<int64_t, 3> Threads = threadsOf(Kernel);
-  AccessSimulator Sim(Kernel, Threads);
+  AccessSimulator Sim(Kernel, Threads, M);
   std::vector<Row> Rows;
   Kernel.walk([&](const Operation &Op) {
-    for (const SharedAccess &A : sharedAccessesOf(Op))
+    for (const SharedAccess &A : sharedAccessesOf(Op, M.WarpSize))
       Rows.push_back(Sim.simulate(Op, A));
   });
   const Operation *Func = Kernel.getParentOfKind(OpKind::Func);
   std::string Name =
       Func ? Func->getStringAttr("name").value_or("").str() : std::string();
   int64_t Total = Threads[0] * Threads[1] * Threads[2];
-  int64_t Warps =
-      std::min<int64_t>(SimulatedWarps, (Total + WarpSize - 1) / WarpSize);
-  OS << fmt::format(
-      "bank conflicts of kernel '{}' ({} threads; warps 0-{} simulated):\n",
-      Name, Total, Warps - 1);
+  OS << fmt::format("bank conflicts of kernel '{}' ({} threads; {}):\n", Name,
+                    Total, simulatedWarps(M, Total));
   OS << fmt::format("{:>4}  {:<9} {:<7}{:<16}{:>5} {:>9} {:>8}{:>8}{:>8}{:>6}"
                     "{:>12}  {}\n",
                     "#", "op", "access", "buffer", "bytes", "accesses", "ideal",
@@ -480,9 +533,10 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
+    const BankModel &M = Ctx.Tgt.isHIP() ? amdBanks() : nvidiaBanks();
     Module.walk([&](Operation &Op) {
       if (Op.is(OpKind::Kernel))
-        reportKernel(Op, Ctx.Diags, llvm::errs());
+        reportKernel(Op, M, Ctx.Diags, llvm::errs());
     });
     llvm::errs().flush();
     return true;

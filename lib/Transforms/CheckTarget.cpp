@@ -123,14 +123,30 @@ private:
     return false;
   }
 
-  /// fp8 needs sm_89+; on AMD, gfx940 has fp8 MFMA but ROCm 5.2's HIP has
-  /// no fp8 types to hold the operands.
+  /// Why an fp8 T.gemm cannot run on an AMD target.
+  static std::string amdFp8Reason(const Target &Tgt) {
+    if (!Tgt.MfmaFp8)
+      return Tgt.Name + " has no fp8 MFMA instructions (gfx940 has)";
+    return "its fp8 MFMA instructions (v_mfma_f32_16x16x32_fp8_fp8, "
+           "_32x32x16_fp8_fp8 and the bf8 forms, which Debian's hipcc 5.2 "
+           "compiles for gfx940) read the FNUZ encodings "
+           "(float8_e4m3fnuz, float8_e5m2fnuz: exponent bias 8 and 16, NaN "
+           "at 0x80, no infinity), not the OCP float8_e4m3 and "
+           "float8_e5m2 that tilec's fp8 dtypes hold; tilec has no FNUZ "
+           "dtypes yet";
+  }
+
+  /// fp8 needs sm_89+; AMD: see amdFp8Reason.
   bool checkGemmDTypes(Operation &Gemm, PassContext &Ctx) {
     for (Value *V : Gemm.getOperands()) {
       DType T = V->getType().getDType();
-      bool Unsupported =
-          isSubByte(T) ||
-          (isFp8(T) && (Ctx.Tgt.isHIP() || Ctx.Tgt.SmVersion < 89));
+      if (isFp8(T) && Ctx.Tgt.isHIP()) {
+        Ctx.Diags.report(Gemm.getLoc(), diag::err_gemm_dtype_on_target)
+            << std::string(tileLangName(T)) << Ctx.Tgt.Name
+            << amdFp8Reason(Ctx.Tgt);
+        return false;
+      }
+      bool Unsupported = isSubByte(T) || (isFp8(T) && Ctx.Tgt.SmVersion < 89);
       if (!Unsupported)
         continue;
       Ctx.Diags.report(Gemm.getLoc(), diag::err_dtype_unsupported_on_target)

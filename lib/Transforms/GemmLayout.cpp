@@ -1,6 +1,7 @@
 //===- GemmLayout.cpp - Tensor cores or CUDA cores, and operand layouts ---===//
 
 #include "GemmLayout.h"
+#include "AMD/MfmaGemm.h"
 #include "IndexExprToIR.h"
 #include "LoopAccess.h"
 #include "MmaGemm.h"
@@ -233,6 +234,9 @@ private:
     bool TransA = Op.getBoolAttr("transpose_a").value_or(false);
     bool TransB = Op.getBoolAttr("transpose_b").value_or(false);
     int64_t K = TransA ? (*SA)[0] : (*SA)[1];
+    if (Tgt.TensorCores && Tgt.Matrix == Target::MatrixCore::Mfma)
+      if (auto Why = mfmaKPackProblem(Op, Tgt, Threads))
+        return unsupported(Op, *Why);
     Gemms.push_back({&Op, (*SC)[0], (*SC)[1], K, TransA, TransB, *Policy,
                      FmaGemmGrid{}, planMmaGemm(Op, Tgt, Threads)});
     return true;
@@ -316,10 +320,6 @@ private:
       return false;
     if (isFragment(B) && !require(B, P.fragmentB(), Op, "B"))
       return false;
-    // MFMA operands are read element by element: the swizzles below are
-    // made for ldmatrix rows.
-    if (P.Mfma)
-      return true;
     requireSwizzle(A, /*KInner=*/!P.TransA, P.inBits());
     requireSwizzle(B, /*KInner=*/P.TransB, P.inBits());
     return true;

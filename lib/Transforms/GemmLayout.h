@@ -5,8 +5,10 @@
 //   verifier checked that op(A) is M x K, op(B) is K x N, C is M x N).
 // Does: decides per gemm between tensor cores and CUDA cores.
 //   Tensor cores (planMmaGemm in MmaGemm.h: sm_80+, mma.sync types, tiles
-//   that split into 16x8 warp tiles): records `mma_warps`/`mma_shape`,
-//   pins C and fragment operands to the mma fragments, and annotates each
+//   that split into 16x8 warp tiles; on AMD MFMA, AMD/MfmaGemm.h, where a
+//   k_pack that cannot be honoured is an error): records
+//   `mma_warps`/`mma_shape` (and `mfma`), pins C and fragment operands to
+//   the mma (MFMA) fragments, and annotates each
 //   shared operand the user did not annotate with a bank-conflict-free
 //   layout (`make_swizzled_layout`, or `make_padded_layout` for 8-bit
 //   operands with k outer), also each shared tile copied into a fragment

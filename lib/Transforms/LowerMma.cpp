@@ -188,7 +188,7 @@ private:
     forLoop(P.mTiles(), "mi", [&](IndexExpr Mi) {
       IndexExpr Off = (Ks * P.mTiles() + Mi) * P.aElems();
       IndexExpr Q = floorDiv(lane(), 8), R = floorMod(lane(), 8);
-      IndexExpr K0 = Ks * P.instrK();
+      IndexExpr K0 = Ks * P.stepK();
       if (!P.TransA)
         return ldmatrix(ARegs, Off, A,
                         {tileRow(Mi) + floorMod(Q, 2) * 8 + R,
@@ -227,7 +227,7 @@ private:
     IndexExpr Off = (Ks * P.nTiles() + Ni) * P.bElems();
     IndexExpr Q = floorMod(floorDiv(lane(), 8), Count);
     IndexExpr R = floorMod(lane(), 8);
-    IndexExpr K0 = Ks * P.instrK();
+    IndexExpr K0 = Ks * P.stepK();
     IndexExpr N = tileCol(Ni + floorDiv(Q, 2));
     if (P.TransB)
       return ldmatrix(BRegs, Off, Bm, {N + R, K0 + floorMod(Q, 2) * rowChunk()},

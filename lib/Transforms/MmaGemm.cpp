@@ -87,7 +87,7 @@ std::optional<MmaPlan> tilec::planMmaGemm(const Operation &Gemm,
   auto Policy =
       parseGemmPolicy(Gemm.getStringAttr("policy").value_or("Square"));
   if (!P || !Policy || !mmaTypesSupported(P->In, P->Acc) ||
-      P->K % P->instrK() != 0)
+      P->K % P->stepK() != 0)
     return std::nullopt;
   auto W = layout::computeWarpPartition(P->M, P->N, Threads / 32, *Policy);
   if (!W)
@@ -106,9 +106,13 @@ std::optional<MmaPlan> tilec::readMmaPlan(const Operation &Gemm) {
   if (!P)
     return std::nullopt;
   if (auto Mfma = Gemm.getIntArrayAttr("mfma")) {
-    if (Mfma->size() != 2 || !mfmaShapeSupported(*P, (*Mfma)[0], (*Mfma)[1]))
+    if (Mfma->size() != 2)
       return std::nullopt;
-    P->Mfma = layout::MfmaShape{(*Mfma)[0], (*Mfma)[1]};
+    layout::MfmaShape S{(*Mfma)[0], (*Mfma)[1],
+                        Gemm.getIntAttr("k_pack").value_or(1)};
+    if (!mfmaShapeSupported(*P, S))
+      return std::nullopt;
+    P->Mfma = S;
   } else if (!mmaTypesSupported(P->In, P->Acc)) {
     return std::nullopt;
   }
@@ -116,7 +120,7 @@ std::optional<MmaPlan> tilec::readMmaPlan(const Operation &Gemm) {
   P->NWarps = (*Warps)[1];
   if (P->M < 1 || P->N < 1 || P->K < 1 || P->MWarps < 1 || P->NWarps < 1 ||
       P->M % (P->tileM() * P->MWarps) != 0 ||
-      P->N % (P->tileN() * P->NWarps) != 0 || P->K % P->instrK() != 0)
+      P->N % (P->tileN() * P->NWarps) != 0 || P->K % P->stepK() != 0)
     return std::nullopt;
   return P;
 }
@@ -163,8 +167,8 @@ static IndexExpr operandK(const MmaPlan &P, IndexExpr Ks, int64_t E,
                           int64_t RegStep) {
   int64_t V = P.perRegister();
   int64_t Reg = E / V;
-  return Ks * P.instrK() + laneInGroup() * V +
-         IndexExpr(E % V + (P.instrK() / 2) * (Reg / RegStep));
+  return Ks * P.stepK() + laneInGroup() * V +
+         IndexExpr(E % V + (P.stepK() / 2) * (Reg / RegStep));
 }
 
 TileCoords tilec::mmaCoordA(const MmaPlan &P, IndexExpr Mi, IndexExpr Ks,

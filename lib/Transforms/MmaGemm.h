@@ -47,19 +47,21 @@ struct MmaPlan {
   int64_t warpM() const { return M / MWarps; }
   int64_t warpN() const { return N / NWarps; }
   int64_t inBits() const { return bitWidth(In); }
-  /// Rows and columns of C one instruction computes, and its k.
+  /// Rows and columns of C one instruction computes, and the k of one
+  /// step: the instruction's, or on MFMA that of one pack of k_pack
+  /// instructions (MfmaLayouts.h).
   int64_t tileM() const { return Mfma ? Mfma->Tile : 16; }
   int64_t tileN() const { return Mfma ? Mfma->Tile : 8; }
-  int64_t instrK() const {
-    return Mfma ? Mfma->K : layout::mmaInstructionK(inBits());
+  int64_t stepK() const {
+    return Mfma ? Mfma->packK() : layout::mmaInstructionK(inBits());
   }
   /// Instruction tiles per warp along M and N, and k steps.
   int64_t mTiles() const { return warpM() / tileM(); }
   int64_t nTiles() const { return warpN() / tileN(); }
-  int64_t kSteps() const { return K / instrK(); }
-  /// Elements of one instruction operand per lane, and of its accumulator.
-  int64_t aElems() const { return tileM() * instrK() / warpSize(); }
-  int64_t bElems() const { return tileN() * instrK() / warpSize(); }
+  int64_t kSteps() const { return K / stepK(); }
+  /// Elements of one step's operand per lane, and of the accumulator.
+  int64_t aElems() const { return tileM() * stepK() / warpSize(); }
+  int64_t bElems() const { return tileN() * stepK() / warpSize(); }
   int64_t cElems() const { return tileM() * tileN() / warpSize(); }
   /// Operand elements per 32-bit register.
   int64_t perRegister() const { return 32 / inBits(); }
@@ -81,9 +83,9 @@ std::optional<MmaPlan> readShape(const ir::Operation &Gemm);
 /// nullopt when it must run on CUDA cores.
 std::optional<MmaPlan> planMmaGemm(const ir::Operation &Gemm, const Target &Tgt,
                                    int64_t Threads);
-/// Records \p P on \p Gemm (an MFMA plan also as `mfma = [tile, k]`);
-/// readMmaPlan() reads it back (nullopt when absent or inconsistent with
-/// the operand types).
+/// Records \p P on \p Gemm (an MFMA plan also as `mfma = [tile, k]`; its
+/// KPack is the gemm's `k_pack`); readMmaPlan() reads it back (nullopt when
+/// absent or inconsistent with the operand types).
 void recordMmaPlan(ir::Operation &Gemm, const MmaPlan &P);
 std::optional<MmaPlan> readMmaPlan(const ir::Operation &Gemm);
 

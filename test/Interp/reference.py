@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks a tilec-run result of an example against a plain Python reference.
 
-usage: reference.py EXAMPLE RESULT.txt
+usage: reference.py EXAMPLE[@VARIANT] RESULT.txt
 
 RESULT.txt is tilec-run's output (every parameter after the run, inputs
 unchanged). The reference recomputes the example's outputs from its inputs
@@ -26,10 +26,10 @@ def read(path):
     return params
 
 
-def matmul(a, b, m, n, k, trans_b=False):
+def matmul(a, b, m, n, k, trans_b=False, trans_a=False):
     out = [0.0] * (m * n)
     for i in range(m):
-        row = a[i * k:(i + 1) * k]
+        row = a[i::m] if trans_a else a[i * k:(i + 1) * k]
         for j in range(n):
             if trans_b:
                 col = b[j * k:(j + 1) * k]
@@ -51,6 +51,13 @@ def gemm_nt(p):
     k = len(p["A"]) // m
     n = len(p["C"]) // m
     return {"C": matmul(p["A"], p["B"], m, n, k, trans_b=True)}
+
+
+def gemm_tt(p):
+    m = 128
+    k = len(p["A"]) // m
+    n = len(p["C"]) // m
+    return {"C": matmul(p["A"], p["B"], m, n, k, trans_b=True, trans_a=True)}
 
 
 def gemm_epilogue(p):
@@ -220,6 +227,8 @@ REFERENCES = {
     "gemm_dynamic": gemm_nt,
     "gemm_rs": gemm,
     "gemm_transpose": gemm,
+    "gemm_transpose@k_pack_tt": gemm_tt,
+    "gemm_transpose@k_pack_nt": gemm_nt,
     "splitk_gemm": gemm,
     "gemm_int8": gemm_nt,
     "gemm_epilogue": gemm_epilogue,
@@ -234,7 +243,9 @@ REFERENCES = {
 
 def main():
     example, path = sys.argv[1], sys.argv[2]
-    ref = REFERENCES.get(example)
+    # NAME@VARIANT (shapes.txt) has the reference of NAME unless it has one
+    # of its own.
+    ref = REFERENCES.get(example, REFERENCES.get(example.split("@")[0]))
     if ref is None:
         print(f"{example}: no Python reference (cross-target check only)")
         return 0

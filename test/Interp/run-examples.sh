@@ -18,11 +18,13 @@ mkdir -p "$WORK"
 status=0
 while IFS=: read -r name rest; do
   case $name in '#'* | '') continue ;; esac
+  # NAME@VARIANT: another run of examples/NAME.tile (other -D flags).
+  example=${name%@*}
   defines=${rest%%|*}
   run_flags=${rest#*|}
   base=$WORK/$name
   # shellcheck disable=SC2086 # the flags are separate words
-  if ! "$TILEC" "$EXAMPLES/$name.tile" $defines --target=sm_80 \
+  if ! "$TILEC" "$EXAMPLES/$example.tile" $defines --target=sm_80 \
     --no-tensor-cores --emit=lowered-ir -o "$base-fma.tir" 2>"$base.log" ||
     ! "$RUN" "$base-fma.tir" --target=sm_80 $run_flags -o "$base-fma.txt" \
       2>"$base.log"; then
@@ -32,7 +34,7 @@ while IFS=: read -r name rest; do
     continue
   fi
   # shellcheck disable=SC2086
-  if ! "$TILEC" "$EXAMPLES/$name.tile" $defines --target="$TARGET" \
+  if ! "$TILEC" "$EXAMPLES/$example.tile" $defines --target="$TARGET" \
     "${TARGET_FLAGS[@]}" --emit=lowered-ir -o "$base-$TARGET.tir" 2>"$base.log" ||
     ! "$RUN" "$base-$TARGET.tir" --target="$TARGET" $run_flags \
       -o "$base-$TARGET.txt" --compare "$base-fma.txt" >"$base.cmp" \

@@ -45,6 +45,9 @@ struct Target {
   /// K of the int8 MFMA: 32 on gfx940 (v_mfma_i32_16x16x32_i8), 16 on
   /// gfx90a (v_mfma_i32_16x16x16i8).
   int MfmaInt8K = 0;
+  /// The target has fp8/bf8 MFMA instructions (gfx940; they read the FNUZ
+  /// fp8 encodings, which tilec's OCP fp8 dtypes are not).
+  bool MfmaFp8 = false;
   /// Global->shared copies can be asynchronous (cp.async, sm_80+); without
   /// it T.Pipelined stages plain vectorized loads.
   bool AsyncCopy = true;

@@ -1,6 +1,7 @@
 //===- LowerMfma.cpp - T.gemm on AMD matrix cores (MFMA) ------------------===//
 
 #include "LowerMfma.h"
+#include "ApplySharedLayouts.h"
 #include "IndexExprToIR.h"
 #include "MfmaGemm.h"
 #include "tilec/IR/Builder.h"
@@ -127,20 +128,29 @@ private:
             [&](IndexExpr R) { B.createStore(Zero, C, {emit(R)}); });
   }
 
-  /// Whether the lane's elements of \p Src are one run along its last
-  /// dimension (k inner) that no layout annotation can split: then one
-  /// vcopy moves them (8 bytes, ds_read_b64).
-  static bool contiguousRun(const Value *Src, bool KInner) {
-    return KInner && llvm::none_of(Src->getUses(), [](const Use &U) {
-             return U.User->is(OpKind::AnnotateLayout);
-           });
+  /// Whether the lane's \p Elems elements of \p Src are one run along its
+  /// last dimension (k inner) that the buffer's layout keeps contiguous
+  /// (the swizzles move whole 16-byte chunks; a user layout may not): then
+  /// one vcopy moves them (4 to 16 bytes, up to ds_read_b128). The run
+  /// starts at a multiple of Elems.
+  static bool contiguousRun(const Value *Src, bool KInner, int64_t Elems) {
+    if (!KInner)
+      return false;
+    return llvm::all_of(Src->getUses(), [&](const Use &U) {
+      if (!U.User->is(OpKind::AnnotateLayout))
+        return true;
+      std::string Why;
+      auto L = annotatedSharedLayout(
+          Src, U.User->getStringAttr("layout").value_or(""), Why);
+      return L && keepsRuns(*L, Elems);
+    });
   }
 
   /// Register Off + e gets element e of the lane's share of a tile.
   void loadElements(Value *Dst, IndexExpr Off, Value *Src, int64_t Elems,
                     bool KInner,
                     const std::function<TileCoords(int64_t)> &Coords) {
-    if (contiguousRun(Src, KInner)) {
+    if (contiguousRun(Src, KInner, Elems)) {
       TileCoords At = Coords(0);
       B.create(OpKind::VCopy, {Dst, emit(Off), Src, emit(At.Row), emit(At.Col)},
                {2, 3}, {}, {{"lanes", Attribute::integer(Elems)}});
@@ -166,15 +176,21 @@ private:
       });
   }
 
+  /// The pack's KPack instructions for every tile: instruction kp takes
+  /// items [kp E, (kp + 1) E) of each lane's pack (MfmaLayouts.h).
   void emitMfmas(IndexExpr Ks) {
-    forLoop(P.mTiles(), "mi", [&](IndexExpr Mi) {
-      forLoop(P.nTiles(), "ni", [&](IndexExpr Ni) {
-        IndexExpr AOff = ARegs ? Mi * P.aElems() : AMap.at(Mi, Ks);
-        IndexExpr BOff = BRegs ? Ni * P.bElems() : BMap.at(Ni, Ks);
-        Value *AB = ARegs ? ARegs : A, *BB = BRegs ? BRegs : Bm;
-        B.create(OpKind::Mfma,
-                 {C, emit(CMap.at(Mi, Ni)), AB, emit(AOff), BB, emit(BOff)},
-                 {2, 2, 2}, {}, {{"instr", Attribute::string(Instr)}});
+    int64_t E = P.Mfma->operandElems();
+    forLoop(P.Mfma->KPack, "kp", [&](IndexExpr Kp) {
+      forLoop(P.mTiles(), "mi", [&](IndexExpr Mi) {
+        forLoop(P.nTiles(), "ni", [&](IndexExpr Ni) {
+          IndexExpr AOff = ARegs ? Mi * P.aElems() : AMap.at(Mi, Ks);
+          IndexExpr BOff = BRegs ? Ni * P.bElems() : BMap.at(Ni, Ks);
+          Value *AB = ARegs ? ARegs : A, *BB = BRegs ? BRegs : Bm;
+          B.create(OpKind::Mfma,
+                   {C, emit(CMap.at(Mi, Ni)), AB, emit(AOff + Kp * E), BB,
+                    emit(BOff + Kp * E)},
+                   {2, 2, 2}, {}, {{"instr", Attribute::string(Instr)}});
+        });
       });
     });
   }

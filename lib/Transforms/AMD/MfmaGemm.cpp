@@ -9,7 +9,7 @@ using namespace tilec::ir;
 using layout::IndexExpr;
 using layout::MfmaShape;
 
-bool tilec::mfmaShapeSupported(const MmaPlan &P, int64_t Tile, int64_t K) {
+static bool instructionExists(const MmaPlan &P, int64_t Tile, int64_t K) {
   switch (P.In) {
   case DType::Float16:
   case DType::BFloat16:
@@ -20,6 +20,24 @@ bool tilec::mfmaShapeSupported(const MmaPlan &P, int64_t Tile, int64_t K) {
   default:
     return false;
   }
+}
+
+/// Every instruction reads at least a byte per lane, so a pack of more
+/// than 16 instructions never fits; the cap also keeps absurd k_pack
+/// values from overflowing the arithmetic below.
+constexpr int64_t MaxKPack = 16;
+
+/// A lane's run of one pack must be one vcopy: 1 to 16 bytes, a power of
+/// two.
+static bool packFits(const MmaPlan &P, MfmaShape S) {
+  if (S.KPack < 1 || S.KPack > MaxKPack)
+    return false;
+  int64_t Bytes = S.packElems() * bitWidth(P.In) / 8;
+  return Bytes <= 16 && (Bytes & (Bytes - 1)) == 0;
+}
+
+bool tilec::mfmaShapeSupported(const MmaPlan &P, MfmaShape S) {
+  return instructionExists(P, S.Tile, S.K) && packFits(P, S);
 }
 
 std::string tilec::mfmaInstruction(DType In, int64_t Tile, int64_t K) {
@@ -37,15 +55,18 @@ static std::vector<MfmaShape> candidateShapes(const MmaPlan &P,
   return {{32, 8}, {16, 16}};
 }
 
-std::optional<MmaPlan> tilec::planMfmaGemm(const Operation &Gemm,
-                                           const Target &Tgt, int64_t Threads) {
+/// The plan of \p Gemm with \p KPack instructions per pack, or nullopt.
+static std::optional<MmaPlan> planWithPack(const Operation &Gemm,
+                                           const Target &Tgt, int64_t Threads,
+                                           int64_t KPack) {
   auto P = readShape(Gemm);
   auto Policy =
       parseGemmPolicy(Gemm.getStringAttr("policy").value_or("Square"));
   if (!P || !Policy || Threads % layout::MfmaWaveSize != 0)
     return std::nullopt;
   for (MfmaShape S : candidateShapes(*P, Tgt)) {
-    if (!mfmaShapeSupported(*P, S.Tile, S.K) || P->K % S.K != 0)
+    S.KPack = KPack;
+    if (!mfmaShapeSupported(*P, S) || P->K % S.packK() != 0)
       continue;
     auto W = layout::computeWarpPartition(
         P->M, P->N, Threads / layout::MfmaWaveSize, *Policy, S.Tile, S.Tile);
@@ -57,6 +78,43 @@ std::optional<MmaPlan> tilec::planMfmaGemm(const Operation &Gemm,
     return P;
   }
   return std::nullopt;
+}
+
+static int64_t kPackOf(const Operation &Gemm) {
+  return Gemm.getIntAttr("k_pack").value_or(1);
+}
+
+std::optional<MmaPlan> tilec::planMfmaGemm(const Operation &Gemm,
+                                           const Target &Tgt, int64_t Threads) {
+  return planWithPack(Gemm, Tgt, Threads, kPackOf(Gemm));
+}
+
+std::optional<std::string> tilec::mfmaKPackProblem(const Operation &Gemm,
+                                                   const Target &Tgt,
+                                                   int64_t Threads) {
+  int64_t KPack = kPackOf(Gemm);
+  if (KPack == 1 || planWithPack(Gemm, Tgt, Threads, KPack))
+    return std::nullopt;
+  auto Plain = planWithPack(Gemm, Tgt, Threads, 1);
+  if (!Plain)
+    return std::nullopt;
+  MfmaShape S = *Plain->Mfma;
+  S.KPack = KPack;
+  std::string Bytes =
+      KPack > MaxKPack
+          ? std::string("more than 16")
+          : std::to_string(S.packElems() * bitWidth(Plain->In) / 8);
+  if (!packFits(*Plain, S))
+    return fmt::format("k_pack={0} makes a lane read {1} bytes of each "
+                       "operand per pack of v_mfma_{2}; MFMA operands are "
+                       "read with one load of at most 16 bytes "
+                       "(ds_read_b128), so k_pack must keep it a power of "
+                       "two up to 16",
+                       KPack, Bytes, mfmaInstruction(Plain->In, S.Tile, S.K));
+  return fmt::format("k_pack={0} needs K ({1}) to be a multiple of k_pack "
+                     "times the k of v_mfma_{2} ({3})",
+                     KPack, Plain->K, mfmaInstruction(Plain->In, S.Tile, S.K),
+                     S.packK());
 }
 
 //===----------------------------------------------------------------------===//
@@ -93,7 +151,7 @@ TileCoords tilec::mfmaCoordC(const MmaPlan &P, IndexExpr Mi, IndexExpr Ni,
 TileCoords tilec::mfmaCoordA(const MmaPlan &P, IndexExpr Mi, IndexExpr Ks,
                              int64_t E) {
   TileCoords C = laneCoords(layout::makeMfmaLaneLayoutA(*P.Mfma), E,
-                            tileRow(P, Mi), Ks * P.instrK());
+                            tileRow(P, Mi), Ks * P.stepK());
   if (P.TransA)
     return {C.Col, C.Row};
   return C;
@@ -102,7 +160,7 @@ TileCoords tilec::mfmaCoordA(const MmaPlan &P, IndexExpr Mi, IndexExpr Ks,
 TileCoords tilec::mfmaCoordB(const MmaPlan &P, IndexExpr Ni, IndexExpr Ks,
                              int64_t E) {
   TileCoords C = laneCoords(layout::makeMfmaLaneLayoutB(*P.Mfma), E,
-                            Ks * P.instrK(), tileCol(P, Ni));
+                            Ks * P.stepK(), tileCol(P, Ni));
   if (P.TransB)
     return {C.Col, C.Row};
   return C;
