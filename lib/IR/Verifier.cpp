@@ -568,11 +568,32 @@ bool Verifier::checkAlloc(const Operation &Op) {
   return true;
 }
 
+/// A global view (`T.Tensor(shape, dtype, buf.data)`) of a parameter or a
+/// T.alloc_global buffer: same element type, no more elements than it.
+bool Verifier::checkGlobalView(const Operation &Op) {
+  const Value *Src = Op.getOperand(0);
+  const Type &T = Op.getResult()->getType();
+  const Operation *Def = Src->getDefiningOp();
+  if (!Src->isBlockArgument() && !(Def && Def->is(OpKind::Alloc)))
+    return fail(Op, "the source of a global view must be a parameter or a "
+                    "global alloc");
+  if (T.getDType() != Src->getType().getDType())
+    return fail(Op, "a global view keeps the element type");
+  auto N = T.numElements(), SrcN = Src->getType().numElements();
+  if (!N || !SrcN || *N > *SrcN)
+    return fail(Op, "the view and its source must have static shapes, the "
+                    "view's fitting in the source's, " +
+                        Src->getType().str() + " as " + T.str());
+  return true;
+}
+
 bool Verifier::checkView(const Operation &Op) {
   const Type &Src = Op.getOperand(0)->getType();
   const Type &T = Op.getResult()->getType();
   if (!Src.isBuffer() || !T.isBuffer())
     return fail(Op, "source and result must be buffers");
+  if (Src.getScope() == Scope::Global && T.getScope() == Scope::Global)
+    return checkGlobalView(Op);
   if (Src.getScope() != T.getScope() ||
       (T.getScope() != Scope::Shared && T.getScope() != Scope::Fragment))
     return fail(Op, "views a shared or fragment buffer as one of its scope, "

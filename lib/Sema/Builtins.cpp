@@ -271,8 +271,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "CUDASourceCodeKernel",
                                       "async_copy",
                                       "transpose",
-                                      "im2col",
-                                      "c2d_im2col",
                                       "tcgen05_gemm",
                                       "gemm_sp",
                                       "reduce_bitand",

@@ -9,12 +9,17 @@
 // `if __name__ == "__main__":` block does not run; bare calls at its module
 // level are skipped as in the compiled file. A file that is missing or does
 // not parse leaves the import a host-only value, as for any other module.
+// Files that reach a shared helper directory with
+// `sys.path.append(os.path.join(os.path.dirname(__file__), "../x"))` get
+// that directory searched next, as Python would: the statement is read,
+// not run (bare calls are skipped), by a small evaluator of such paths.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Interp.h"
 #include "tilec/Parse/Parser.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -22,24 +27,108 @@ using namespace tilec;
 using namespace tilec::sema;
 using namespace tilec::ast;
 
-/// Parses Dir/Name.py into Files, once; null when it is missing or has a
-/// syntax error (its diagnostics are dropped: nothing of it is used yet).
+/// `a.b.c` for a chain of names and attributes; "" for anything else.
+static std::string dottedName(const Expr *E) {
+  if (auto *N = llvm::dyn_cast<NameExpr>(E))
+    return N->Id;
+  auto *A = llvm::dyn_cast<AttributeExpr>(E);
+  if (!A)
+    return "";
+  std::string Base = dottedName(A->Value.get());
+  return Base.empty() ? "" : Base + "." + A->Attr;
+}
+
+/// The path \p E names in file \p File (see addSearchPaths); nullopt for
+/// anything else.
+static std::optional<std::string> pathOf(const Expr *E, llvm::StringRef File) {
+  if (auto *S = llvm::dyn_cast<StringLitExpr>(E))
+    return S->Value;
+  if (auto *N = llvm::dyn_cast<NameExpr>(E); N && N->Id == "__file__")
+    return File.str();
+  auto *C = llvm::dyn_cast<CallExpr>(E);
+  if (!C || C->Args.empty() || !C->Keywords.empty())
+    return std::nullopt;
+  std::vector<std::string> Args;
+  for (const ExprPtr &A : C->Args) {
+    auto P = pathOf(A.get(), File);
+    if (!P)
+      return std::nullopt;
+    Args.push_back(*P);
+  }
+  std::string Fn = dottedName(C->Callee.get());
+  llvm::SmallString<128> Out(Args[0]);
+  if (Fn == "os.path.join") {
+    for (size_t K = 1; K != Args.size(); ++K)
+      if (llvm::sys::path::is_absolute(Args[K]))
+        Out = Args[K];
+      else
+        llvm::sys::path::append(Out, Args[K]);
+    return std::string(Out);
+  }
+  if (Args.size() != 1)
+    return std::nullopt;
+  if (Fn == "os.path.dirname")
+    return llvm::sys::path::parent_path(Args[0]).str();
+  if (Fn == "os.path.abspath" || Fn == "os.path.realpath" ||
+      Fn == "os.path.normpath") {
+    llvm::sys::fs::make_absolute(Out);
+    llvm::sys::path::remove_dots(Out, /*remove_dot_dot=*/true);
+    return std::string(Out);
+  }
+  return std::nullopt;
+}
+
+void sema::addSearchPaths(ImportedFiles &Files, const Module &M,
+                          llvm::StringRef FileName) {
+  for (const StmtPtr &S : M.Body) {
+    auto *E = llvm::dyn_cast<ExprStmt>(S.get());
+    auto *C = E ? llvm::dyn_cast<CallExpr>(E->Value.get()) : nullptr;
+    if (!C)
+      continue;
+    std::string Fn = dottedName(C->Callee.get());
+    size_t Arg = Fn == "sys.path.append" ? 0 : 1;
+    if ((Fn != "sys.path.append" && Fn != "sys.path.insert") ||
+        C->Args.size() != Arg + 1)
+      continue;
+    if (auto P = pathOf(C->Args[Arg].get(), FileName); P && !P->empty())
+      Files.SearchPath.push_back(*P);
+  }
+}
+
+/// Dir/Name.py, else the first SearchPath/Name.py that exists; "" if none.
+static std::string findModuleFile(const ImportedFiles &Files,
+                                  llvm::StringRef Name) {
+  std::vector<std::string> Dirs = {Files.Dir};
+  Dirs.insert(Dirs.end(), Files.SearchPath.begin(), Files.SearchPath.end());
+  for (const std::string &Dir : Dirs) {
+    llvm::SmallString<128> Path(Dir);
+    llvm::sys::path::append(Path, Name + ".py");
+    if (llvm::sys::fs::is_regular_file(Path))
+      return std::string(Path);
+  }
+  return "";
+}
+
+/// Parses Name.py (findModuleFile) into Files, once; null when it is
+/// missing or has a syntax error (its diagnostics are dropped: nothing of
+/// it is used yet). Its own sys.path additions join the search path.
 static const Module *parseSibling(ImportedFiles &Files, llvm::SourceMgr &SM,
                                   llvm::StringRef Name) {
   auto It = Files.ASTs.find(Name);
   if (It != Files.ASTs.end())
     return It->second.get();
   std::unique_ptr<Module> &Slot = Files.ASTs[Name];
-  llvm::SmallString<128> Path(Files.Dir);
-  llvm::sys::path::append(Path, Name + ".py");
+  std::string Path = findModuleFile(Files, Name);
   auto Buf = llvm::MemoryBuffer::getFile(Path);
-  if (!Buf)
+  if (Path.empty() || !Buf)
     return nullptr;
   unsigned ID = SM.AddNewSourceBuffer(std::move(*Buf), llvm::SMLoc());
   DiagnosticEngine Quiet(SM, &llvm::nulls());
   std::unique_ptr<Module> M = parseFile(SM, ID, Quiet);
-  if (Quiet.numErrors() == 0)
-    Slot = std::move(M);
+  if (Quiet.numErrors() != 0)
+    return nullptr;
+  addSearchPaths(Files, *M, Path);
+  Slot = std::move(M);
   return Slot.get();
 }
 
