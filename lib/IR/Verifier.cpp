@@ -11,6 +11,7 @@
 
 #include "tilec/IR/Verifier.h"
 #include "VerifierImpl.h"
+#include <algorithm>
 #include <fmt/format.h>
 
 using namespace tilec;
@@ -569,7 +570,8 @@ bool Verifier::checkAlloc(const Operation &Op) {
 }
 
 /// A global view (`T.Tensor(shape, dtype, buf.data)`) of a parameter or a
-/// T.alloc_global buffer: same element type, no more elements than it.
+/// T.alloc_global buffer: same element type, no more elements than it, or
+/// its dims reordered.
 bool Verifier::checkGlobalView(const Operation &Op) {
   const Value *Src = Op.getOperand(0);
   const Type &T = Op.getResult()->getType();
@@ -579,6 +581,13 @@ bool Verifier::checkGlobalView(const Operation &Op) {
                     "global alloc");
   if (T.getDType() != Src->getType().getDType())
     return fail(Op, "a global view keeps the element type");
+  // apply-shared-layouts reorders the dims of a symbolic tensor.
+  std::vector<Dim> Dims(T.getDims().begin(), T.getDims().end());
+  std::vector<Dim> SrcDims(Src->getType().getDims().begin(),
+                           Src->getType().getDims().end());
+  if (std::is_permutation(Dims.begin(), Dims.end(), SrcDims.begin(),
+                          SrcDims.end()))
+    return true;
   auto N = T.numElements(), SrcN = Src->getType().numElements();
   if (!N || !SrcN || *N > *SrcN)
     return fail(Op, "the view and its source must have static shapes, the "

@@ -27,6 +27,54 @@ using namespace tilec;
 using namespace tilec::sema;
 using namespace tilec::ast;
 
+/// tilec's own Python for `tilelang.cuda.intrinsics` (TileLang's name, and
+/// its older `tilelang.intrinsics`): the shared-memory swizzle helpers that
+/// kernels call at compile time, written against tilec's T.Layout. Row r,
+/// column c of a tile with rows of `row_size` elements goes to 16-byte
+/// chunk (c / chunk) XOR (r % 8 / (8 / chunks)) of its swizzle span
+/// (`swizzle_bytes`, at most 128 bytes of a row), with the column's span
+/// outermost.
+static const char IntrinsicsSource[] = R"py(
+import tilelang.language as T
+from tvm import DataType
+
+
+def get_swizzle_layout(row_idx, col_idx, row_size, dtype, swizzle_bytes=None):
+    bits = DataType(dtype).bits
+    row_bytes = bits * row_size // 8
+    assert row_bytes % 32 == 0, "Row size must be multiple of 32B."
+    if swizzle_bytes is None:
+        swizzle_bytes = min(128, row_bytes)
+    per_chunk = 128 // bits
+    chunks = swizzle_bytes // 16
+    chunk = col_idx // per_chunk
+    span = chunk // chunks
+    swizzled = (chunk % chunks) ^ (row_idx % 8 // (8 // chunks))
+    return span, row_idx, swizzled * per_chunk + col_idx % per_chunk
+
+
+def make_mma_swizzle_layout(shared_buf, is_smooth=False):
+    shape = shared_buf.shape
+    dtype = shared_buf.dtype
+    assert 2 <= len(shape) <= 3, "make_mma_swizzle_layout takes a 2-D or 3-D buffer"
+    swizzles = not is_smooth and shape[-1] * DataType(dtype).bits % 512 == 0
+
+    def tile(i, j):
+        if swizzles:
+            return list(get_swizzle_layout(i, j, shape[-1], dtype))
+        return [i, j]
+
+    if len(shape) == 2:
+        return T.Layout(shape, lambda i, j: tile(i, j))
+    return T.Layout(shape, lambda s, i, j: [s] + tile(i, j))
+)py";
+
+static llvm::StringRef librarySource(llvm::StringRef Name) {
+  if (Name == "tilelang.cuda.intrinsics" || Name == "tilelang.intrinsics")
+    return IntrinsicsSource;
+  return "";
+}
+
 /// `a.b.c` for a chain of names and attributes; "" for anything else.
 static std::string dottedName(const Expr *E) {
   if (auto *N = llvm::dyn_cast<NameExpr>(E))
@@ -119,8 +167,12 @@ static const Module *parseSibling(ImportedFiles &Files, llvm::SourceMgr &SM,
     return It->second.get();
   std::unique_ptr<Module> &Slot = Files.ASTs[Name];
   std::string Path = findModuleFile(Files, Name);
-  auto Buf = llvm::MemoryBuffer::getFile(Path);
-  if (Path.empty() || !Buf)
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+      librarySource(Name).empty()
+          ? llvm::MemoryBuffer::getFile(Path)
+          : llvm::MemoryBuffer::getMemBufferCopy(librarySource(Name),
+                                                 "<tilec>/" + Name.str());
+  if ((Path.empty() && librarySource(Name).empty()) || !Buf)
     return nullptr;
   unsigned ID = SM.AddNewSourceBuffer(std::move(*Buf), llvm::SMLoc());
   DiagnosticEngine Quiet(SM, &llvm::nulls());
@@ -139,7 +191,8 @@ static bool isSiblingName(llvm::StringRef Name) {
 }
 
 std::shared_ptr<Scope> Interp::importSibling(llvm::StringRef Name) {
-  if (!Files || Files->Dir.empty() || !isSiblingName(Name))
+  bool Library = !librarySource(Name).empty();
+  if (!Files || (!Library && (Files->Dir.empty() || !isSiblingName(Name))))
     return nullptr;
   auto Done = Imported.find(Name);
   if (Done != Imported.end())

@@ -829,7 +829,16 @@ Value sema::tAnnotateLayout(Interp &I, BoundArgs &A) {
       OK = false;
       continue;
     }
-    if (Key.getAs<BufferObj>()->Scope == ir::Scope::Global &&
+    bool Permutation = llvm::StringRef(L->Text).startswith("permute_dims(");
+    if (Permutation && Key.getAs<BufferObj>()->Scope != ir::Scope::Global) {
+      I.error(A.range(0), diag::err_bad_layout_annotation)
+          << "a T.Layout of a symbolic shape (a permutation of its dims) "
+             "lays out global buffers only, not '" +
+                 Key.getAs<BufferObj>()->Name + "'";
+      OK = false;
+      continue;
+    }
+    if (Key.getAs<BufferObj>()->Scope == ir::Scope::Global && !Permutation &&
         !llvm::StringRef(L->Text).startswith("Layout(")) {
       I.error(A.range(0), diag::err_bad_layout_annotation)
           << "the layout of global buffer '" + Key.getAs<BufferObj>()->Name +
