@@ -391,8 +391,12 @@ void KernelEmitter::emitAlloc(const Operation &Op) {
   E.bind(V, {Name, PrecPostfix});
   if (T.getScope() == Scope::Global) {
     // A view of a global buffer (T.Tensor over its .data) is its pointer,
-    // const where the parameter is.
-    W.line(fmt::format("auto* {} = {};", Name, E.get(Op.getOperand(0)).Text));
+    // const where the parameter is; T.make_tensor's is its address.
+    const Value *Src = Op.getOperand(0);
+    W.line(Src->getType().isScalar()
+               ? fmt::format("{}* {} = reinterpret_cast<{}*>({});", Elem, Name,
+                             Elem, E.get(Src).Text)
+               : fmt::format("auto* {} = {};", Name, E.get(Src).Text));
     return;
   }
   if (T.getScope() == Scope::Shared) {

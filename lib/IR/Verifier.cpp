@@ -575,6 +575,15 @@ bool Verifier::checkAlloc(const Operation &Op) {
 bool Verifier::checkGlobalView(const Operation &Op) {
   const Value *Src = Op.getOperand(0);
   const Type &T = Op.getResult()->getType();
+  // T.make_tensor: the tensor at a 64-bit address.
+  if (Src->getType().isScalar()) {
+    if (Src->getType().isInteger() &&
+        bitWidth(Src->getType().getDType()) == 64 && T.hasStaticShape())
+      return true;
+    return fail(Op, "a view of an address is a static global buffer at a "
+                    "64-bit integer, got " +
+                        Src->getType().str() + " as " + T.str());
+  }
   const Operation *Def = Src->getDefiningOp();
   if (!Src->isBlockArgument() && !(Def && Def->is(OpKind::Alloc)))
     return fail(Op, "the source of a global view must be a parameter or a "
@@ -599,10 +608,11 @@ bool Verifier::checkGlobalView(const Operation &Op) {
 bool Verifier::checkView(const Operation &Op) {
   const Type &Src = Op.getOperand(0)->getType();
   const Type &T = Op.getResult()->getType();
+  if (T.isBuffer() && T.getScope() == Scope::Global &&
+      (Src.isScalar() || (Src.isBuffer() && Src.getScope() == Scope::Global)))
+    return checkGlobalView(Op);
   if (!Src.isBuffer() || !T.isBuffer())
     return fail(Op, "source and result must be buffers");
-  if (Src.getScope() == Scope::Global && T.getScope() == Scope::Global)
-    return checkGlobalView(Op);
   if (Src.getScope() != T.getScope() ||
       (T.getScope() != Scope::Shared && T.getScope() != Scope::Fragment))
     return fail(Op, "views a shared or fragment buffer as one of its scope, "

@@ -947,6 +947,40 @@ Value sema::tensorOverData(Interp &I, BoundArgs &A, std::vector<ir::Dim> Dims,
   return Value::object(std::move(Buf));
 }
 
+/// T.make_tensor(ptr, shape, dtype): the global tensor of static \p shape
+/// at the 64-bit address `ptr`, a value the kernel computes (an entry of
+/// a T.ptr table). A `view` of that scalar.
+Value sema::tMakeTensor(Interp &I, BoundArgs &A) {
+  ir::Value *Ptr = I.toRuntime(A[0], A.range(0));
+  auto Dims = I.shapeOf(A[1], A.range(1), "T.make_tensor",
+                        /*AllowSymbols=*/true, "global");
+  auto Ty = I.dtypeOf(A[2], A.range(2), "dtype");
+  if (!Ptr || !Dims || !Ty)
+    return Value::poison();
+  std::string Why;
+  if (!Ptr->getType().isScalar() || bitWidth(Ptr->getType().getDType()) != 64 ||
+      !isInteger(Ptr->getType().getDType()))
+    Why = "an address that is not a 64-bit integer (a T.ptr)";
+  else if (!bitsOf(*Dims, *Ty))
+    Why = "a shape that is not known at compile time";
+  else if (!A[3].isNone())
+    Why = "strides";
+  if (!Why.empty()) {
+    I.error(A.CallRange, diag::err_feature_unsupported)
+        << "T.make_tensor with " + Why;
+    return Value::poison();
+  }
+  auto Buf = std::make_shared<BufferObj>();
+  Buf->Name = I.PendingName.empty() ? "tensor" : I.PendingName;
+  Buf->Scope = ir::Scope::Global;
+  Buf->Dims = std::move(*Dims);
+  Buf->Ty = *Ty;
+  Buf->DeclRange = A.CallRange;
+  Buf->IR = I.B.createView(
+      Ptr, ir::Type::buffer(ir::Scope::Global, Buf->Dims, *Ty), Buf->Name);
+  return Value::object(std::move(Buf));
+}
+
 /// T.reshape(src, shape) / T.view(src, shape=None, dtype=None): TileLang's
 /// views aliasing a buffer's storage with another shape (and dtype). The
 /// shape is checked as TileLang checks it (same number of bits). A view of
