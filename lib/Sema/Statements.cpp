@@ -978,6 +978,17 @@ static Flow execImportFrom(Interp &I, const ImportFromStmt *S) {
   return Flow::Normal;
 }
 
+/// An expression run for its effect. Inside a kernel, one whose value is
+/// host-only (a call of a library object tilec does not model, such as
+/// TileLang's MMA emitter macros) would emit nothing: an error, not a
+/// kernel silently missing the statement.
+static Flow execExprStmt(Interp &I, const ExprStmt *S) {
+  Value V = I.eval(S->Value.get());
+  if (I.inKernel() && V.getAs<OpaqueObj>() && !I.Aborting)
+    I.reportHostValue(V, S->Value->getRange());
+  return I.Aborting ? Flow::Abort : Flow::Normal;
+}
+
 //===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//
@@ -1074,8 +1085,7 @@ static Flow execAnnAssign(Interp &I, const AnnAssignStmt *S) {
 static Flow dispatch(Interp &I, const Stmt *S) {
   switch (S->getKind()) {
   case Stmt::Kind::Expr:
-    I.eval(llvm::cast<ExprStmt>(S)->Value.get());
-    return I.Aborting ? Flow::Abort : Flow::Normal;
+    return execExprStmt(I, llvm::cast<ExprStmt>(S));
   case Stmt::Kind::Assign:
     return execAssign(I, llvm::cast<AssignStmt>(S));
   case Stmt::Kind::AugAssign:
