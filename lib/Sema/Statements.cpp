@@ -981,10 +981,14 @@ static Flow execImportFrom(Interp &I, const ImportFromStmt *S) {
 /// An expression run for its effect. Inside a kernel, one whose value is
 /// host-only (a call of a library object tilec does not model, such as
 /// TileLang's MMA emitter macros) would emit nothing: an error, not a
-/// kernel silently missing the statement.
+/// kernel silently missing the statement. TileLang's tools
+/// (`tilelang.tools.*`: profiling markers such as iket.mark) only observe
+/// a kernel, so dropping their calls leaves what it computes unchanged.
 static Flow execExprStmt(Interp &I, const ExprStmt *S) {
   Value V = I.eval(S->Value.get());
-  if (I.inKernel() && V.getAs<OpaqueObj>() && !I.Aborting)
+  auto *Host = V.getAs<OpaqueObj>();
+  if (I.inKernel() && Host && !I.Aborting &&
+      !llvm::StringRef(Host->Path).startswith("tilelang.tools."))
     I.reportHostValue(V, S->Value->getRange());
   return I.Aborting ? Flow::Abort : Flow::Normal;
 }
