@@ -394,6 +394,16 @@ void KernelEmitter::emitAlloc(const Operation &Op) {
   std::string Elem = E.typeName(T.getDType(), Op);
   std::string Name = Names.get(V->getNameHint());
   E.bind(V, {Name, PrecPostfix});
+  if (T.getScope() == Scope::Global) {
+    // A view of a global buffer (T.Tensor over its .data) is its pointer,
+    // const where the parameter is; T.make_tensor's is its address.
+    const Value *Src = Op.getOperand(0);
+    W.line(Src->getType().isScalar()
+               ? fmt::format("{}* {} = reinterpret_cast<{}*>({});", Elem, Name,
+                             Elem, E.get(Src).Text)
+               : fmt::format("auto* {} = {};", Name, E.get(Src).Text));
+    return;
+  }
   if (T.getScope() == Scope::Shared) {
     // A view (T.view / T.reshape) points at its source's bytes.
     const Value *Storage = Op.is(OpKind::View) ? Op.getOperand(0) : V;

@@ -134,9 +134,20 @@ int64_t sharedAlignment(const Type &T) {
   return 16;
 }
 
+/// The buffer whose memory \p Buf is: a global view's source (a
+/// T.make_tensor view of an address is its own).
+const Value *storageOf(const Value *Buf) {
+  const Operation *Def = Buf->getDefiningOp();
+  if (Def && Def->is(OpKind::View) &&
+      Buf->getType().getScope() == Scope::Global &&
+      Def->getOperand(0)->getType().isBuffer())
+    return Def->getOperand(0);
+  return Buf;
+}
+
 void recordAccess(KernelPlan &K, const Operation &Op) {
   auto Mark = [&](const Value *Buf, bool Read, bool Write, unsigned Bytes) {
-    BufferAccess &A = K.Access[Buf];
+    BufferAccess &A = K.Access[storageOf(Buf)];
     A.Read |= Read;
     A.Written |= Write;
     A.VectorBytes = std::max(A.VectorBytes, Bytes);

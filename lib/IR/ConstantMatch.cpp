@@ -2,6 +2,8 @@
 
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/IR/Operation.h"
+#include <cstdlib>
+#include <numeric>
 
 using namespace tilec;
 using namespace tilec::ir;
@@ -141,5 +143,24 @@ std::optional<int64_t> ir::evalIntOp(const Operation &Op,
   }
   default:
     return std::nullopt;
+  }
+}
+
+int64_t ir::knownMultiple(const Value *V) {
+  if (auto C = matchConstantInt(V))
+    return std::abs(*C);
+  const Operation *Def = V->getDefiningOp();
+  if (!Def)
+    return 1;
+  switch (Def->getKind()) {
+  case OpKind::Mul:
+    return knownMultiple(Def->getOperand(0)) *
+           knownMultiple(Def->getOperand(1));
+  case OpKind::Add:
+  case OpKind::Sub:
+    return std::gcd(knownMultiple(Def->getOperand(0)),
+                    knownMultiple(Def->getOperand(1)));
+  default:
+    return 1;
   }
 }

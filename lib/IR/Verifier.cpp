@@ -11,6 +11,7 @@
 
 #include "tilec/IR/Verifier.h"
 #include "VerifierImpl.h"
+#include <algorithm>
 #include <fmt/format.h>
 
 using namespace tilec;
@@ -568,9 +569,48 @@ bool Verifier::checkAlloc(const Operation &Op) {
   return true;
 }
 
+/// A global view (`T.Tensor(shape, dtype, buf.data)`) of a parameter or a
+/// T.alloc_global buffer: same element type, no more elements than it, or
+/// its dims reordered.
+bool Verifier::checkGlobalView(const Operation &Op) {
+  const Value *Src = Op.getOperand(0);
+  const Type &T = Op.getResult()->getType();
+  // T.make_tensor: the tensor at a 64-bit address.
+  if (Src->getType().isScalar()) {
+    if (Src->getType().isInteger() &&
+        bitWidth(Src->getType().getDType()) == 64 && T.hasStaticShape())
+      return true;
+    return fail(Op, "a view of an address is a static global buffer at a "
+                    "64-bit integer, got " +
+                        Src->getType().str() + " as " + T.str());
+  }
+  const Operation *Def = Src->getDefiningOp();
+  if (!Src->isBlockArgument() && !(Def && Def->is(OpKind::Alloc)))
+    return fail(Op, "the source of a global view must be a parameter or a "
+                    "global alloc");
+  if (T.getDType() != Src->getType().getDType())
+    return fail(Op, "a global view keeps the element type");
+  // apply-shared-layouts reorders the dims of a symbolic tensor.
+  std::vector<Dim> Dims(T.getDims().begin(), T.getDims().end());
+  std::vector<Dim> SrcDims(Src->getType().getDims().begin(),
+                           Src->getType().getDims().end());
+  if (std::is_permutation(Dims.begin(), Dims.end(), SrcDims.begin(),
+                          SrcDims.end()))
+    return true;
+  auto N = T.numElements(), SrcN = Src->getType().numElements();
+  if (!N || !SrcN || *N > *SrcN)
+    return fail(Op, "the view and its source must have static shapes, the "
+                    "view's fitting in the source's, " +
+                        Src->getType().str() + " as " + T.str());
+  return true;
+}
+
 bool Verifier::checkView(const Operation &Op) {
   const Type &Src = Op.getOperand(0)->getType();
   const Type &T = Op.getResult()->getType();
+  if (T.isBuffer() && T.getScope() == Scope::Global &&
+      (Src.isScalar() || (Src.isBuffer() && Src.getScope() == Scope::Global)))
+    return checkGlobalView(Op);
   if (!Src.isBuffer() || !T.isBuffer())
     return fail(Op, "source and result must be buffers");
   if (Src.getScope() != T.getScope() ||

@@ -66,6 +66,7 @@ private:
   bool checkThreadId(const Operation &Op);
   bool checkAlloc(const Operation &Op);
   bool checkView(const Operation &Op);
+  bool checkGlobalView(const Operation &Op);
   bool checkSubview(const Operation &Op);
   bool checkLoadStore(const Operation &Op);
   bool checkCopy(const Operation &Op);

@@ -575,10 +575,26 @@ static std::optional<bool> foldCompare(Interp &I, CompareOp Op, const Value &L,
   return std::nullopt;
 }
 
+/// `x is None` / `x is not None` for a modelled host object x (a torch
+/// tensor, an argparse namespace, ...): such an object is never None. An
+/// unmodelled host value (the result of an unknown call) may be.
+static std::optional<bool> modelledIsNone(CompareOp Op, const Value &L,
+                                          const Value &R) {
+  if ((Op != CompareOp::Is && Op != CompareOp::IsNot) ||
+      (!L.isNone() && !R.isNone()))
+    return std::nullopt;
+  auto *O = (L.isNone() ? R : L).getAs<OpaqueObj>();
+  if (!O || !O->Model)
+    return std::nullopt;
+  return Op == CompareOp::IsNot;
+}
+
 Value Interp::compare(CompareOp Op, const Value &L, const Value &R,
                       llvm::SMRange LR, llvm::SMRange RR, llvm::SMRange Whole) {
   if (L.isPoison() || R.isPoison())
     return Value::poison();
+  if (auto IsNone = modelledIsNone(Op, L, R))
+    return Value::boolean(*IsNone);
   bool Ordered = Op != CompareOp::Is && Op != CompareOp::IsNot &&
                  Op != CompareOp::In && Op != CompareOp::NotIn;
   if (L.getAs<OpaqueObj>() || R.getAs<OpaqueObj>()) {

@@ -271,8 +271,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "CUDASourceCodeKernel",
                                       "async_copy",
                                       "transpose",
-                                      "im2col",
-                                      "c2d_im2col",
                                       "tcgen05_gemm",
                                       "gemm_sp",
                                       "reduce_bitand",
@@ -315,7 +313,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "__sin",
                                       "__cos",
                                       "tvm_thread_allreduce",
-                                      "ptr",
                                       "handle",
                                       "float16x2",
                                       "float32x4"};
@@ -331,6 +328,10 @@ static Value languageMember(Interp &I, llvm::StringRef Name, llvm::SMRange R,
     return makeBuiltin(*ID);
   if (auto DT = parseTileLangDType(Name))
     return Value::dtype(*DT);
+  // TileLang's pointer type: a 64-bit address (a table of tensors'
+  // data_ptr()s), read by T.make_tensor.
+  if (Name == "ptr")
+    return Value::dtype(DType::UInt64);
   if (Name == "GemmWarpPolicy")
     return Value::object(std::make_shared<NamespaceObj>(
         NamespaceObj::NS::Policy, "T.GemmWarpPolicy"));

@@ -102,6 +102,11 @@ Value makeBuiltin(BuiltinID ID, Value Self = Value());
   Value Handler(Interp &I, BoundArgs &A);
 #include "Builtins.def"
 
+/// T.Tensor(shape, dtype, buf.data) inside a kernel: a view of the global
+/// buffer `buf` with shape \p Dims (TileOps.cpp).
+Value tensorOverData(Interp &I, BoundArgs &A, std::vector<ir::Dim> Dims,
+                     DType Ty);
+
 } // namespace sema
 } // namespace tilec
 

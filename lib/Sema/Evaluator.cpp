@@ -330,8 +330,18 @@ static Value scalarAttribute(Interp &I, const Value &Base, llvm::StringRef Attr,
   return Value::poison();
 }
 
+/// `buf.data`: the address of the buffer's start (T.Tensor(shape, dtype,
+/// buf.data) views it with another shape).
+static Value bufferData(const Value &Base) {
+  auto Addr = std::make_shared<AddressObj>();
+  Addr->Buf = std::static_pointer_cast<BufferObj>(Base.getObjectPtr());
+  return Value::object(std::move(Addr));
+}
+
 static Value valueAttribute(Interp &I, const Value &Base, llvm::StringRef Attr,
                             llvm::SMRange BaseRange) {
+  if (Base.getAs<BufferObj>() && Attr == "data")
+    return bufferData(Base);
   if (auto *Buf = Base.getAs<BufferObj>())
     return bufferAttribute(I, *Buf, Attr);
   if (Base.isRuntime() || Base.getAs<BufferRefObj>())

@@ -52,6 +52,9 @@ namespace sema {
 struct ImportedFiles {
   /// The directory of the file being compiled; empty: imports find no file.
   std::string Dir;
+  /// Directories the files' `sys.path.append(...)` statements add, searched
+  /// after Dir in order (Imports.cpp).
+  std::vector<std::string> SearchPath;
   /// By module name; null when the file is missing or does not parse.
   llvm::StringMap<std::unique_ptr<ast::Module>> ASTs;
 };
@@ -59,6 +62,13 @@ struct ImportedFiles {
 /// A module as a host value whose attributes are the names \p Globals
 /// binds (a snapshot).
 Value moduleValueOf(llvm::StringRef Name, const Scope &Globals);
+
+/// Adds to Files.SearchPath the directories that the module-level
+/// `sys.path.append(P)` / `sys.path.insert(i, P)` statements of \p M (the
+/// file \p FileName) name, where P is built from string literals,
+/// `__file__` and `os.path.join`/`dirname`/`abspath`/`realpath`/`normpath`.
+void addSearchPaths(ImportedFiles &Files, const ast::Module &M,
+                    llvm::StringRef FileName);
 
 /// How a statement finished.
 enum class Flow { Normal, Break, Continue, Return, Abort };

@@ -164,6 +164,8 @@ Value sema::tTensor(Interp &I, BoundArgs &A) {
   auto T = I.dtypeOf(A[1], A.range(1), "dtype");
   if (!Dims || !T || !checkIndexableDims(I, *Dims, A.range(0), "the tensor"))
     return Value::poison();
+  if (!A[2].isNone())
+    return tensorOverData(I, A, std::move(*Dims), *T);
   auto TT = std::make_shared<TensorTypeObj>();
   TT->Dims = std::move(*Dims);
   TT->Ty = *T;
@@ -459,6 +461,43 @@ static std::optional<std::vector<int64_t>> threadsOf(Interp &I, const Value &V,
   return Out;
 }
 
+/// The blocks of a grid whose y or z extent passes the target's limit (a
+/// convolution's N * OH * OW / block_M), when every extent is a constant
+/// and the blocks fit in x: such a grid is launched folded into x (see
+/// foldedBlockIndices); nullopt when it is not folded.
+static std::optional<int64_t> foldedGridSize(Interp &I,
+                                             llvm::ArrayRef<Value> Grid) {
+  const Target &Tgt = targetOf(I);
+  bool Over = false;
+  int64_t Total = 1;
+  for (size_t K = 0; K != Grid.size(); ++K) {
+    if (!Grid[K].isIntLike() || Grid[K].getInt() <= 0)
+      return std::nullopt;
+    Over |= K != 0 && Grid[K].getInt() > Tgt.MaxGridDims[K];
+    Total = std::min<int64_t>(Total * Grid[K].getInt(), int64_t(1) << 40);
+  }
+  if (!Over || Total > Tgt.MaxGridDims[0])
+    return std::nullopt;
+  return Total;
+}
+
+/// The block indices of a folded grid (foldedGridSize) from the one x
+/// index \p Id: bx = Id % gx, by = Id / gx % gy, bz = Id / (gx * gy).
+static std::vector<ir::Value *> foldedBlockIndices(Interp &I, ir::Value *Id,
+                                                   llvm::ArrayRef<Value> Grid) {
+  std::vector<ir::Value *> Out;
+  ir::Value *Rest = Id;
+  for (size_t K = 0; K != Grid.size(); ++K) {
+    ir::Value *Extent = I.B.createConstInt(Grid[K].getInt());
+    Out.push_back(K + 1 == Grid.size()
+                      ? Rest
+                      : I.B.createBinary(ir::OpKind::FloorMod, Rest, Extent));
+    if (K + 1 != Grid.size())
+      Rest = I.B.createBinary(ir::OpKind::FloorDiv, Rest, Extent);
+  }
+  return Out;
+}
+
 Value sema::tKernel(Interp &I, BoundArgs &A) {
   if (A.Rest.size() > 3) {
     I.error(A.CallRange, diag::err_kernel_grid_rank) << A.Rest.size();
@@ -478,8 +517,10 @@ Value sema::tKernel(Interp &I, BoundArgs &A) {
           << "grid extent " + std::to_string(K) << G.getInt();
       return Value::poison();
     }
-    // A larger extent would be truncated by dim3 (or rejected at launch).
-    if (G.isIntLike() && G.getInt() > targetOf(I).MaxGridDims[K]) {
+    // A larger extent would be truncated by dim3 (or rejected at launch);
+    // a constant grid too tall in y or z is folded into x instead.
+    if (G.isIntLike() && G.getInt() > targetOf(I).MaxGridDims[K] &&
+        !foldedGridSize(I, A.Rest)) {
       I.error(A.RestRanges[K], diag::err_launch_limit)
           << "grid extent " + std::to_string(K) << G.getInt()
           << targetOf(I).MaxGridDims[K];
@@ -529,11 +570,11 @@ kernelBindNames(Interp &I, const Expr *Target, size_t Rank) {
 }
 
 static void bindKernelTarget(Interp &I, const Expr *Target,
-                             ir::Operation *Kernel) {
+                             llvm::ArrayRef<ir::Value *> BlockIndices) {
   if (!Target)
     return;
   std::vector<Value> Args;
-  for (ir::Value *A : Kernel->getBody().getArguments())
+  for (ir::Value *A : BlockIndices)
     Args.push_back(Value::runtime(A));
   Value V = Args.size() == 1 && llvm::isa<NameExpr>(Target)
                 ? Args[0]
@@ -560,7 +601,11 @@ Flow Interp::execKernel(const WithStmt *S, KernelSpecObj &Spec) {
   if (!Names || llvm::is_contained(Grid, nullptr))
     return Aborting ? Flow::Abort : Flow::Normal;
   B.setLoc(Location(Spec.Range));
-  ir::Operation *K = B.createKernel(Grid, Spec.Threads, *Names);
+  auto Folded = foldedGridSize(*this, Spec.Grid);
+  if (Folded)
+    Grid = {B.createConstInt(*Folded)};
+  ir::Operation *K = B.createKernel(
+      Grid, Spec.Threads, Folded ? std::vector<std::string>{"block"} : *Names);
   CurFunc->Kernel = K;
   CurFunc->KernelBuffers.clear();
   Flow F;
@@ -568,7 +613,13 @@ Flow Interp::execKernel(const WithStmt *S, KernelSpecObj &Spec) {
     ir::Builder::InsertionGuard G(B);
     B.setInsertionPointToEnd(K->getBody());
     openRegion();
-    bindKernelTarget(*this, Target, K);
+    std::vector<ir::Value *> Blocks = K->getBody().getArguments();
+    if (Folded) {
+      Blocks = foldedBlockIndices(*this, Blocks[0], Spec.Grid);
+      for (size_t D = 0; D != Blocks.size() && D != Names->size(); ++D)
+        Blocks[D]->setNameHint((*Names)[D]);
+    }
+    bindKernelTarget(*this, Target, Blocks);
     F = exec(S->Body);
     closeRegion();
   }

@@ -430,6 +430,7 @@ std::unique_ptr<ir::Operation> tilec::buildModule(const ast::Module &M,
   if (llvm::sys::fs::is_regular_file(M.FileName)) {
     llvm::StringRef Dir = llvm::sys::path::parent_path(M.FileName);
     Files.Dir = Dir.empty() ? "." : Dir.str();
+    addSearchPaths(Files, M, M.FileName);
   }
   Interp I(SM, Diags, Opts);
   I.Files = &Files;

@@ -987,6 +987,21 @@ static Flow execImportFrom(Interp &I, const ImportFromStmt *S) {
   return Flow::Normal;
 }
 
+/// An expression run for its effect. Inside a kernel, one whose value is
+/// host-only (a call of a library object tilec does not model, such as
+/// TileLang's MMA emitter macros) would emit nothing: an error, not a
+/// kernel silently missing the statement. TileLang's tools
+/// (`tilelang.tools.*`: profiling markers such as iket.mark) only observe
+/// a kernel, so dropping their calls leaves what it computes unchanged.
+static Flow execExprStmt(Interp &I, const ExprStmt *S) {
+  Value V = I.eval(S->Value.get());
+  auto *Host = V.getAs<OpaqueObj>();
+  if (I.inKernel() && Host && !I.Aborting &&
+      !llvm::StringRef(Host->Path).startswith("tilelang.tools."))
+    I.reportHostValue(V, S->Value->getRange());
+  return I.Aborting ? Flow::Abort : Flow::Normal;
+}
+
 //===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//
@@ -1083,8 +1098,7 @@ static Flow execAnnAssign(Interp &I, const AnnAssignStmt *S) {
 static Flow dispatch(Interp &I, const Stmt *S) {
   switch (S->getKind()) {
   case Stmt::Kind::Expr:
-    I.eval(llvm::cast<ExprStmt>(S)->Value.get());
-    return I.Aborting ? Flow::Abort : Flow::Normal;
+    return execExprStmt(I, llvm::cast<ExprStmt>(S));
   case Stmt::Kind::Assign:
     return execAssign(I, llvm::cast<AssignStmt>(S));
   case Stmt::Kind::AugAssign:

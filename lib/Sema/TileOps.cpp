@@ -15,6 +15,7 @@
 
 #include "Builtins.h"
 #include "Interp.h"
+#include "tilec/IR/ConstantMatch.h"
 #include "tilec/IR/Value.h"
 
 using namespace tilec;
@@ -301,16 +302,20 @@ static BufferObj *gemmRegion(Interp &I, BoundArgs &A, unsigned K,
   }
   // Tensor cores read the region's rows 16 bytes at a time.
   int64_t Bits = bitWidth(Rg->Buf->Ty);
-  std::optional<int64_t> Col = Rg->Starts[Rank - 1];
+  // A run-time column start (`j * k_tile` in a loop) must be a known
+  // multiple of 16 bytes.
+  int64_t Col = Rg->Starts[Rank - 1]
+                    ? *Rg->Starts[Rank - 1]
+                    : ir::knownMultiple(Rg->R.Indices[Rank - 1]);
   const ir::Dim &Row = Rg->Buf->Dims[Rank - 1];
-  if (!Col || *Col * Bits % 128 != 0 || !Row.isStatic() ||
+  if (Col * Bits % 128 != 0 || !Row.isStatic() ||
       Row.getValue() * Bits % 128 != 0) {
     I.error(A.range(K), diag::err_feature_unsupported)
         << "T.gemm on a region whose rows do not start on 16-byte "
            "boundaries (" +
                Text +
-               ": a compile-time column start and row length that "
-               "are multiples of 16 bytes)";
+               ": a column start, compile-time or a known multiple, and a "
+               "row length that are multiples of 16 bytes)";
     return nullptr;
   }
   Keep = std::make_shared<BufferObj>(*Rg->Buf);
@@ -448,6 +453,25 @@ static std::optional<std::string> gemmPolicy(Interp &I, const Value &V,
   return std::nullopt;
 }
 
+/// clear_accum: a compile-time bool, or a run-time condition (`j == 0` in
+/// an unrolled loop), returned in \p Cond, under which the accumulator is
+/// cleared before the gemm, which then accumulates.
+static std::optional<bool> gemmClear(Interp &I, BoundArgs &A,
+                                     ir::Value *&Cond) {
+  if (!A[6].isRuntime())
+    return I.constBool(A[6], A.range(6), "clear_accum");
+  Cond = I.toCondition(A[6].getRuntime());
+  return false;
+}
+
+/// `if Cond: T.clear(C)`.
+static void clearUnder(Interp &I, ir::Value *Cond, BufferObj &C) {
+  ir::Operation *If = I.B.createIf(Cond);
+  ir::Builder::InsertionGuard G(I.B);
+  I.B.setInsertionPointToEnd(If->getBody(0));
+  I.B.createFill(wholeBuffer(C).R, I.constant(Value::integer(0), C.Ty));
+}
+
 Value sema::tGemm(Interp &I, BoundArgs &A) {
   std::shared_ptr<BufferObj> Regions[3];
   BufferObj *Am = gemmOperand(I, A, 0, "A", false, Regions[0]);
@@ -456,7 +480,8 @@ Value sema::tGemm(Interp &I, BoundArgs &A) {
   auto TA = I.constBool(A[3], A.range(3), "transpose_A");
   auto TB = I.constBool(A[4], A.range(4), "transpose_B");
   auto Policy = gemmPolicy(I, A[5], A.range(5));
-  auto Clear = I.constBool(A[6], A.range(6), "clear_accum");
+  ir::Value *ClearCond = nullptr;
+  auto Clear = gemmClear(I, A, ClearCond);
   bool Async = A.id() == BuiltinID::TWgmmaGemm;
   auto KPack = Async ? std::optional<int64_t>(1)
                      : I.constInt(A[7], A.range(7), "k_pack");
@@ -469,6 +494,8 @@ Value sema::tGemm(Interp &I, BoundArgs &A) {
   if (!checkGemmShapes(I, A, *Am, *Bm, *Cm, *TA, *TB) ||
       !checkGemmDTypes(I, A, *Am, *Bm, *Cm))
     return Value::poison();
+  if (ClearCond)
+    clearUnder(I, ClearCond, *Cm);
   ir::Operation *Gemm =
       I.B.createGemm(Am->IR, Bm->IR, Cm->IR, *TA, *TB, *Policy, *Clear, *KPack);
   // T.wgmma_gemm: wgmma only, and no wait; the user's T.wait_wgmma waits.
@@ -834,7 +861,16 @@ Value sema::tAnnotateLayout(Interp &I, BoundArgs &A) {
       OK = false;
       continue;
     }
-    if (Key.getAs<BufferObj>()->Scope == ir::Scope::Global &&
+    bool Permutation = llvm::StringRef(L->Text).startswith("permute_dims(");
+    if (Permutation && Key.getAs<BufferObj>()->Scope != ir::Scope::Global) {
+      I.error(A.range(0), diag::err_bad_layout_annotation)
+          << "a T.Layout of a symbolic shape (a permutation of its dims) "
+             "lays out global buffers only, not '" +
+                 Key.getAs<BufferObj>()->Name + "'";
+      OK = false;
+      continue;
+    }
+    if (Key.getAs<BufferObj>()->Scope == ir::Scope::Global && !Permutation &&
         !llvm::StringRef(L->Text).startswith("Layout(")) {
       I.error(A.range(0), diag::err_bad_layout_annotation)
           << "the layout of global buffer '" + Key.getAs<BufferObj>()->Name +
@@ -887,6 +923,94 @@ static std::string viewUnsupported(const BufferObj &Src, DType Ty,
   if (!bitsOf(Dims, Ty))
     return "a view's shape must be known at compile time";
   return "";
+}
+
+/// Why `T.Tensor(Dims, Ty, data)` cannot view \p Src, or "".
+static std::string globalViewUnsupported(const BufferObj &Src, DType Ty,
+                                         const std::vector<ir::Dim> &Dims) {
+  if (Src.Scope != ir::Scope::Global)
+    return "only the data of a global tensor can back a T.Tensor";
+  if (Ty != Src.Ty)
+    return "a view of a global tensor keeps its dtype";
+  if (!bitsOf(Dims, Ty) || !bitsOf(Src.Dims, Src.Ty))
+    return "both shapes must be known at compile time";
+  return "";
+}
+
+Value sema::tensorOverData(Interp &I, BoundArgs &A, std::vector<ir::Dim> Dims,
+                           DType Ty) {
+  auto *Addr = A[2].getAs<AddressObj>();
+  if (!Addr || !Addr->Indices.empty()) {
+    I.error(A.range(2), diag::err_feature_unsupported)
+        << "T.Tensor over data other than a tensor's '.data'";
+    return Value::poison();
+  }
+  if (!I.inKernel()) {
+    I.error(A.CallRange, diag::err_feature_unsupported)
+        << "T.Tensor over another tensor's data outside a kernel";
+    return Value::poison();
+  }
+  const BufferObj &Src = *Addr->Buf;
+  std::string Why = globalViewUnsupported(Src, Ty, Dims);
+  if (!Why.empty()) {
+    I.error(A.CallRange, diag::err_feature_unsupported)
+        << "T.Tensor over the data of " + ir::scopeName(Src.Scope).str() +
+               " buffer '" + Src.Name + "' (" + Why + ")";
+    return Value::poison();
+  }
+  auto Bits = bitsOf(Dims, Ty), SrcBits = bitsOf(Src.Dims, Src.Ty);
+  if (*Bits > *SrcBits) {
+    I.error(A.CallRange, diag::err_view_size)
+        << A.name() << formatDims(Dims) << tileLangName(Ty).str() << *Bits
+        << Src.Name << formatDims(Src.Dims) << tileLangName(Src.Ty).str()
+        << *SrcBits;
+    return Value::poison();
+  }
+  ir::Value *Root = Src.IR;
+  if (ir::Operation *Def = Root->getDefiningOp();
+      Def && Def->is(ir::OpKind::View))
+    Root = Def->getOperand(0);
+  auto Buf = std::make_shared<BufferObj>(Src);
+  Buf->Name = I.PendingName.empty() ? Src.Name + "_view" : I.PendingName;
+  Buf->Dims = std::move(Dims);
+  Buf->DeclRange = A.CallRange;
+  Buf->IR = I.B.createView(
+      Root, ir::Type::buffer(ir::Scope::Global, Buf->Dims, Ty), Buf->Name);
+  return Value::object(std::move(Buf));
+}
+
+/// T.make_tensor(ptr, shape, dtype): the global tensor of static \p shape
+/// at the 64-bit address `ptr`, a value the kernel computes (an entry of
+/// a T.ptr table). A `view` of that scalar.
+Value sema::tMakeTensor(Interp &I, BoundArgs &A) {
+  ir::Value *Ptr = I.toRuntime(A[0], A.range(0));
+  auto Dims = I.shapeOf(A[1], A.range(1), "T.make_tensor",
+                        /*AllowSymbols=*/true, "global");
+  auto Ty = I.dtypeOf(A[2], A.range(2), "dtype");
+  if (!Ptr || !Dims || !Ty)
+    return Value::poison();
+  std::string Why;
+  if (!Ptr->getType().isScalar() || bitWidth(Ptr->getType().getDType()) != 64 ||
+      !isInteger(Ptr->getType().getDType()))
+    Why = "an address that is not a 64-bit integer (a T.ptr)";
+  else if (!bitsOf(*Dims, *Ty))
+    Why = "a shape that is not known at compile time";
+  else if (!A[3].isNone())
+    Why = "strides";
+  if (!Why.empty()) {
+    I.error(A.CallRange, diag::err_feature_unsupported)
+        << "T.make_tensor with " + Why;
+    return Value::poison();
+  }
+  auto Buf = std::make_shared<BufferObj>();
+  Buf->Name = I.PendingName.empty() ? "tensor" : I.PendingName;
+  Buf->Scope = ir::Scope::Global;
+  Buf->Dims = std::move(*Dims);
+  Buf->Ty = *Ty;
+  Buf->DeclRange = A.CallRange;
+  Buf->IR = I.B.createView(
+      Ptr, ir::Type::buffer(ir::Scope::Global, Buf->Dims, *Ty), Buf->Name);
+  return Value::object(std::move(Buf));
 }
 
 /// T.reshape(src, shape) / T.view(src, shape=None, dtype=None): TileLang's

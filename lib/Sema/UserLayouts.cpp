@@ -6,7 +6,9 @@
 //   T.Fragment(shape, forward_fn=None, forward_thread_fn=None, replicate=1,
 //              forward_index_fn=None)
 //
-// Expects: a static shape and functions taking one argument per dim (plus
+// Expects: a static shape (T.Layout: or a permutation of a symbolic
+// shape's dims, `permute_dims(...)`) and functions taking one argument per
+// dim (plus
 // the replica number `rep` for forward_fn / forward_thread_fn when
 // replicate > 1, as in TileLang; forward_index_fn never gets it).
 // T.Layout's function returns one index or a tuple; T.Fragment's forward_fn
@@ -33,6 +35,8 @@
 #include "Interp.h"
 #include "tilec/IR/IndexAtoms.h"
 #include "tilec/Layout/Layout.h"
+#include "llvm/ADT/StringExtras.h"
+#include <climits>
 
 using namespace tilec;
 using namespace tilec::sema;
@@ -249,7 +253,51 @@ callSplitFns(SymbolicCall &S, FunctionObj &ThreadFn, FunctionObj &IndexFn,
 
 } // namespace
 
+/// T.Layout(shape, fn) of a shape with symbolic dims: fn must return its
+/// arguments in another order (`lambda l, h, d: [h, l, d]`), a permutation
+/// of the dims, printed `permute_dims(1, 0, 2)` (output dim k is input dim
+/// P[k]); apply-shared-layouts applies it to a global buffer.
+static Value symbolicPermutation(Interp &I, BoundArgs &A, size_t Rank) {
+  bool Bad = false;
+  FunctionObj *F = layoutFn(I, A, 1, Rank, false, Bad);
+  if (!F) {
+    if (!Bad)
+      I.error(A.range(1), diag::err_not_callable) << exprText(A.range(1));
+    return Value::poison();
+  }
+  SymbolicCall S(I, A.name());
+  std::vector<Value> Vars;
+  for (unsigned D = 0; D != Rank; ++D)
+    Vars.push_back(S.iterator(layout::Layout::inputVarName(D), INT32_MAX));
+  auto Exprs = S.readList(S.call(*F, Vars, A.range(1)), A.range(1));
+  if (!Exprs)
+    return Value::poison();
+  std::vector<std::string> Perm;
+  std::vector<bool> Seen(Rank, false);
+  for (const IndexExpr &E : *Exprs) {
+    unsigned D = 0;
+    while (D != Rank && E.getVarName() != layout::Layout::inputVarName(D))
+      ++D;
+    if (Exprs->size() != Rank || D == Rank || Seen[D]) {
+      S.fail(A.range(1), "has a shape with symbolic dims, so it must return "
+                         "its arguments in another order (a permutation of "
+                         "the dims)");
+      return Value::poison();
+    }
+    Seen[D] = true;
+    Perm.push_back(std::to_string(D));
+  }
+  return Value::object(std::make_shared<LayoutObj>(
+      "permute_dims(" + llvm::join(Perm, ", ") + ")"));
+}
+
 Value sema::tLayout(Interp &I, BoundArgs &A) {
+  auto Dims = I.shapeOf(A[0], A.range(0), "the layout", /*AllowSymbols=*/true,
+                        "layout");
+  if (!Dims)
+    return Value::poison();
+  if (llvm::any_of(*Dims, [](const ir::Dim &D) { return !D.isStatic(); }))
+    return symbolicPermutation(I, A, Dims->size());
   auto Shape = layoutShape(I, A);
   bool Bad = false;
   FunctionObj *F =

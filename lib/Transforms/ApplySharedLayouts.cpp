@@ -382,6 +382,123 @@ private:
   }
 };
 
+/// `annotate_layout %G {layout = "permute_dims(p0, p1, ...)"}` (T.Layout
+/// of a symbolic shape that reorders its dims) of a global buffer: the
+/// annotating kernel's accesses go to a `view` of %G whose dim k is dim pk
+/// of %G, at the indices reordered the same way; the memory holds the
+/// tensor in the permuted dim order.
+class DimPermutationApplier {
+public:
+  DimPermutationApplier(Operation &Annot, DiagnosticEngine &Diags)
+      : Annot(Annot), Buf(Annot.getOperand(0)),
+        Kernel(Annot.getParentOfKind(OpKind::Kernel)), Diags(Diags) {}
+
+  static bool isPermutation(llvm::StringRef Text) {
+    return Text.startswith("permute_dims(");
+  }
+
+  bool run() {
+    std::string Why = parse();
+    if (Why.empty() && !Kernel)
+      Why = "it is outside a kernel";
+    if (!Why.empty()) {
+      Diags.report(Annot.getLoc(), diag::err_bad_layout_annotation)
+          << "cannot use '" + Annot.getStringAttr("layout")->str() +
+                 "' as the layout of global buffer '" +
+                 Buf->getNameHint().str() + "': " + Why;
+      return false;
+    }
+    Annot.erase();
+    std::vector<Operation *> Users;
+    for (const Use &U : Buf->getUses())
+      if (U.User->getParentOfKind(OpKind::Kernel) == Kernel &&
+          !llvm::is_contained(Users, U.User))
+        Users.push_back(U.User);
+    for (Operation *User : Users)
+      if (!checkUser(*User))
+        return false;
+    Value *View = createView();
+    for (Operation *User : Users)
+      for (unsigned G = User->getNumGroups(); G-- > 0;)
+        if (User->getGroup(G).front() == Buf)
+          remap(*User, G, View);
+    return true;
+  }
+
+private:
+  Operation &Annot;
+  Value *Buf;
+  Operation *Kernel;
+  DiagnosticEngine &Diags;
+  std::vector<unsigned> Perm;
+
+  /// Reads Perm; why it is not a permutation of the buffer's dims, or "".
+  std::string parse() {
+    llvm::StringRef Text = *Annot.getStringAttr("layout");
+    Text = Text.drop_front(strlen("permute_dims(")).drop_back();
+    llvm::SmallVector<llvm::StringRef, 4> Parts;
+    Text.split(Parts, ", ");
+    unsigned Rank = Buf->getType().rank();
+    std::vector<bool> Seen(Rank, false);
+    for (llvm::StringRef P : Parts) {
+      unsigned D;
+      if (P.getAsInteger(10, D) || D >= Rank || Seen[D])
+        return "it is not a permutation of the buffer's " +
+               std::to_string(Rank) + " dims";
+      Seen[D] = true;
+      Perm.push_back(D);
+    }
+    return Perm.size() == Rank
+               ? ""
+               : "it permutes " + std::to_string(Perm.size()) +
+                     " dims, but the buffer has " + std::to_string(Rank);
+  }
+
+  /// Element accesses only (a TMA load's tensor map has the buffer's own
+  /// dims); a run of several elements (vcopy, cp_async) stays contiguous
+  /// only when the last dim stays last.
+  bool checkUser(Operation &User) {
+    if (!isElementAccess(User) || User.is(OpKind::TmaLoad)) {
+      Diags.report(User.getLoc(), diag::err_lowering_unsupported)
+          << "the laid-out global buffer '" + Buf->getNameHint().str() + "'"
+          << "'" + User.getName().str() +
+                 "' is still a tile operator here; lower it first";
+      return false;
+    }
+    if (copiedElements(User, Buf) > 1 && Perm.back() != Perm.size() - 1) {
+      Diags.report(User.getLoc(), diag::err_lowering_unsupported)
+          << "this vector copy of '" + Buf->getNameHint().str() + "'"
+          << "its layout moves the last dim, splitting the copied run";
+      return false;
+    }
+    return true;
+  }
+
+  Value *createView() {
+    llvm::ArrayRef<Dim> Dims = Buf->getType().getDims();
+    std::vector<Dim> Permuted;
+    for (unsigned D : Perm)
+      Permuted.push_back(Dims[D]);
+    Builder B;
+    B.setInsertionPointToStart(Kernel->getBody());
+    B.setLoc(Kernel->getLoc());
+    return B.createView(
+        Buf, Type::buffer(Scope::Global, Permuted, Buf->getType().getDType()),
+        Buf->getNameHint().str() + "_permuted");
+  }
+
+  void remap(Operation &User, unsigned Group, Value *View) {
+    llvm::ArrayRef<Value *> Idx = User.getGroup(Group).drop_front();
+    std::vector<Value *> NewIdx;
+    for (unsigned D : Perm)
+      NewIdx.push_back(Idx[D]);
+    unsigned Start = User.getGroupStart(Group);
+    User.setOperand(Start, View);
+    for (unsigned D = 0; D != NewIdx.size(); ++D)
+      User.setOperand(Start + 1 + D, NewIdx[D]);
+  }
+};
+
 class ApplySharedLayoutsPass : public Pass {
 public:
   llvm::StringRef name() const override { return "apply-shared-layouts"; }
@@ -401,6 +518,10 @@ public:
           return S == Scope::Shared || S == Scope::Global;
         },
         [&](Operation &Op) {
+          if (Op.getOperand(0)->getType().getScope() == Scope::Global &&
+              DimPermutationApplier::isPermutation(
+                  Op.getStringAttr("layout").value_or("")))
+            return DimPermutationApplier(Op, Ctx.Diags).run();
           if (Op.getOperand(0)->getType().getScope() == Scope::Global)
             return GlobalLayoutApplier(Op, Ctx.Diags).run();
           return SharedLayoutApplier(Op, Ctx.Diags).run();

@@ -39,6 +39,12 @@
 //   keeps contiguous) gets the indices of the element's place: the
 //   layout's flat output split over the buffer's dims. The buffer's type
 //   is unchanged; accesses in other kernels are not touched.
+//   `permute_dims(p0, ...)` on a global buffer (T.Layout of a symbolic
+//   shape reordering its dims): the annotating kernel's accesses go to a
+//   `view` with dims p0, ... of the buffer (created at the kernel's start)
+//   at their indices reordered alike; a TMA load of it, a vector copy when
+//   the last dim moves, or a text that is not a permutation of the dims is
+//   an error.
 //   A `view` of an annotated buffer reads the bytes in its own shape: it is
 //   not remapped through the buffer's layout.
 // Guarantees: no `annotate_layout` of a shared or global buffer remains; every

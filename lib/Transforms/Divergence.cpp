@@ -45,8 +45,12 @@ static bool isRegisterBuffer(const Value &V) {
          (Ty.getScope() == Scope::Local || Ty.getScope() == Scope::Var);
 }
 
+/// A parameter or a workspace: views (T.make_tensor of an address, a
+/// reshaped tensor) may alias buffers the kernel writes.
 static bool isGlobalBuffer(const Value &V) {
-  return V.getType().isBuffer() && V.getType().getScope() == Scope::Global;
+  const Operation *Def = V.getDefiningOp();
+  return V.getType().isBuffer() && V.getType().getScope() == Scope::Global &&
+         (!Def || Def->is(OpKind::Alloc));
 }
 
 // Candidates: register buffers used only by loads, stores and vcopies, and

@@ -7,7 +7,8 @@
 //   a divergent value, the variables of `parallel` loops and of `for` loops
 //   with divergent bounds, and loads, except a load at uniform indices from
 //   a buffer whose contents are uniform:
-//   - a `global` buffer the kernel never writes (read-only inputs), or
+//   - a `global` parameter or workspace the kernel never writes (read-only
+//     inputs; not a view, which may alias a written buffer), or
 //   - a `local`/`var` buffer (per-thread registers) that is only loaded and
 //     written, every write storing uniform values at uniform indices under
 //     uniform control flow (a replicated block mask, a scalar flag).

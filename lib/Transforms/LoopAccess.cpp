@@ -12,25 +12,6 @@ using layout::Fragment;
 /// Enumeration-based checks give up (conservatively) above this size.
 static constexpr int64_t CheckLimit = int64_t(1) << 21;
 
-int64_t tilec::knownMultiple(const Value *V) {
-  if (auto C = matchConstantInt(V))
-    return std::abs(*C);
-  const Operation *Def = V->getDefiningOp();
-  if (!Def)
-    return 1;
-  switch (Def->getKind()) {
-  case OpKind::Mul:
-    return knownMultiple(Def->getOperand(0)) *
-           knownMultiple(Def->getOperand(1));
-  case OpKind::Add:
-  case OpKind::Sub:
-    return std::gcd(knownMultiple(Def->getOperand(0)),
-                    knownMultiple(Def->getOperand(1)));
-  default:
-    return 1;
-  }
-}
-
 std::vector<BufferAccess> tilec::collectAccesses(Operation &Loop) {
   std::vector<BufferAccess> Out;
   Loop.walk([&](Operation &Op) {

@@ -23,6 +23,7 @@
 #ifndef TILEC_TRANSFORMS_LOOPACCESS_H
 #define TILEC_TRANSFORMS_LOOPACCESS_H
 
+#include "tilec/IR/ConstantMatch.h"
 #include "tilec/IR/Operation.h"
 #include "tilec/Layout/Layout.h"
 #include <set>
@@ -39,9 +40,7 @@ struct BufferAccess {
   }
 };
 
-/// A divisor every value of \p V is known to have (read from consts, mul,
-/// add, sub); 0 for the constant 0.
-int64_t knownMultiple(const ir::Value *V);
+using ir::knownMultiple;
 
 /// The func's `assumes` attribute (conditions the launcher checks) as a set.
 std::set<std::string> readAssumes(const ir::Operation &Func);

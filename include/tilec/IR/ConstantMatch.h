@@ -38,6 +38,10 @@ std::optional<int64_t> matchConstantInt(const Value *V);
 /// True when \p V is the integer constant \p C.
 bool isConstantInt(const Value *V, int64_t C);
 
+/// A divisor every value of \p V is known to have (read from consts, mul,
+/// add, sub); 0 for the constant 0.
+int64_t knownMultiple(const Value *V);
+
 /// Wraps \p V to the two's-complement range of the integer dtype \p T.
 int64_t wrapToDType(int64_t V, DType T);
 

@@ -103,6 +103,10 @@ public:
       return Why;
     Dst = Store->getGroup(1).front();
     Src = Load->getOperand(0);
+    if (const Operation *Def = Src->getDefiningOp();
+        Def && Def->is(OpKind::View))
+      return "a copy reads a view of a global tensor (T.Tensor over "
+             "another's .data), which has no tensor map";
     auto Shape = Dst->getType().getStaticShape();
     if (!Shape || *Shape != *Extents || Store->getGroup(1).size() != 3 ||
         Store->getGroup(1)[1] != I || Store->getGroup(1)[2] != J)

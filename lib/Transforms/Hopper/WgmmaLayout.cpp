@@ -37,21 +37,16 @@ std::optional<int64_t> flatOffset(const layout::Layout &L,
   return Flat;
 }
 
-/// Whether the region `subview` \p Sub, laid out as \p Tile wants, is
-/// its buffer \p Parent under the same constructor: each element at the
-/// region's start plus its own offset in \p Tile, the start (of every
-/// stage) on the swizzle atom. The start must be constant on the last two
-/// dims; any leading ones (stages) may vary.
-bool regionFits(const Operation &Sub, const WgmmaSharedLayout &Tile,
-                const layout::Layout &Parent) {
-  size_t N = Sub.getNumOperands() - 1;
-  auto R0 = matchConstantInt(Sub.getOperand(N - 1));
-  auto C0 = matchConstantInt(Sub.getOperand(N));
-  if (!R0 || !C0)
-    return false;
+/// Whether the region of \p Parent starting at row \p R0 and column \p C0
+/// (of the last two dims; N dims in all), laid out as \p Tile wants, is
+/// its buffer under the same constructor: each element at the region's
+/// start plus its own offset in \p Tile, the start (of every stage) on the
+/// swizzle atom.
+bool regionFitsAt(size_t N, int64_t R0, int64_t C0,
+                  const WgmmaSharedLayout &Tile, const layout::Layout &Parent) {
   layout::Indices Base(N, 0), Next(N, 0);
-  Base[N - 2] = *R0;
-  Base[N - 1] = *C0;
+  Base[N - 2] = R0;
+  Base[N - 1] = C0;
   if (N > 2)
     Next[N - 3] = 1;
   int64_t AtomElems = Tile.alignment() * 8 / Tile.ElemBits;
@@ -68,6 +63,28 @@ bool regionFits(const Operation &Sub, const WgmmaSharedLayout &Tile,
       if (!P || !T || *P - *Start != *T)
         return false;
     }
+  return true;
+}
+
+/// Whether the region `subview` \p Sub fits (regionFitsAt). Its row start
+/// must be constant; its column start constant or a known multiple m of
+/// the elements (FlashMLA's `j * k_tile`), when it fits at every multiple
+/// of m whose columns lie in the buffer. Leading starts (stages) may vary.
+bool regionFits(const Operation &Sub, const WgmmaSharedLayout &Tile,
+                const layout::Layout &Parent) {
+  size_t N = Sub.getNumOperands() - 1;
+  auto R0 = matchConstantInt(Sub.getOperand(N - 1));
+  if (!R0)
+    return false;
+  if (auto C0 = matchConstantInt(Sub.getOperand(N)))
+    return regionFitsAt(N, *R0, *C0, Tile, Parent);
+  int64_t M = knownMultiple(Sub.getOperand(N));
+  int64_t Cols = Parent.getInputShape().back();
+  if (M <= 0 || Cols / M > 64)
+    return false;
+  for (int64_t C0 = 0; C0 + Tile.Cols <= Cols; C0 += M)
+    if (!regionFitsAt(N, *R0, C0, Tile, Parent))
+      return false;
   return true;
 }
 
