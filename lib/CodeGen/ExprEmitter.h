@@ -112,6 +112,8 @@ private:
                             const Expr &B, DType T);
   std::optional<Expr> wideIntegerBinary(const ir::Operation &Op, const Expr &A,
                                         const Expr &B);
+  /// `(T)E`: an 8- or 16-bit integer result wrapped to its type.
+  Expr wrapToType(const Expr &E, DType T, const ir::Operation &Op);
   Expr unary(const ir::Operation &Op);
   Expr compare(const ir::Operation &Op);
   Expr select(const ir::Operation &Op);

@@ -43,6 +43,12 @@ Expr shift(const Expr &A, StringRef Op, const Expr &B) {
           PrecShift};
 }
 
+/// C promotes 8- and 16-bit integers to int, where `(uint8_t)1 << 8` is
+/// 256; the IR's op wraps to its type, so narrow results are cast back.
+bool isNarrowInteger(DType T) {
+  return isInteger(T) && !isBool(T) && bitWidth(T) < 32;
+}
+
 /// Suffix of the float math functions: "f" for float, "" for double.
 const char *mathSuffix(DType T) { return T == DType::Float64 ? "" : "f"; }
 
@@ -61,7 +67,12 @@ Expr ExprEmitter::binary(const Operation &Op) {
     return call("__hmin", {A, B});
   if (isHalfLike(T) && Op.is(OpKind::Max))
     return call("__hmax", {A, B});
-  return integerOrFloatBinary(Op, A, B, T);
+  Expr E = integerOrFloatBinary(Op, A, B, T);
+  return isNarrowInteger(T) ? wrapToType(E, T, Op) : E;
+}
+
+Expr ExprEmitter::wrapToType(const Expr &E, DType T, const Operation &Op) {
+  return {"(" + typeName(T, Op) + ")" + operand(E, PrecUnary), PrecUnary};
 }
 
 /// fp8 arithmetic, and half/bf16 ops without a native form: compute in
@@ -160,8 +171,14 @@ std::optional<Expr> ExprEmitter::wideIntegerBinary(const Operation &Op,
 Expr ExprEmitter::unary(const Operation &Op) {
   DType T = Op.getResult()->getType().getDType();
   Expr A = get(Op.getOperand(0));
+  if (Op.is(OpKind::Not) && T == DType::Bool)
+    return {"!" + operand(A, PrecUnary), PrecUnary};
+  if (isNarrowInteger(T))
+    return wrapToType(
+        {(Op.is(OpKind::Not) ? "~" : "-") + operand(A, PrecUnary), PrecUnary},
+        T, Op);
   if (Op.is(OpKind::Not))
-    return {(T == DType::Bool ? "!" : "~") + operand(A, PrecUnary), PrecUnary};
+    return {"~" + operand(A, PrecUnary), PrecUnary};
   if (isNarrowFloat(T) && !isHalfLike(T))
     return fromFloat({"-" + operand(toFloat(A, T), PrecUnary), PrecUnary}, T,
                      Op);
