@@ -210,6 +210,10 @@ CONFIGS: Dict[str, List[Build]] = {
         B("1024^3 f16 128x256x32 s4 t256", block_N=256, num_stages=4, threads=256,
           tags=["check"]),
         B("1000x1000x1024 f16", M=1000, N=1000, K=1024, tags=["ragged"]),
+        B("16x128x64 f16 (M under one tile)", M=16, N=128, K=64, tags=["ragged"]),
+        B("300x512x448 f16 128x256x64 s4 t256", M=300, N=512, K=448, block_N=256,
+          block_K=64, num_stages=4, threads=256, tags=["ragged"]),
+        B("129x256x192 bf16", M=129, N=256, K=192, dtype="bfloat16", tags=["ragged"]),
     ],
     "gemm_transpose": [
         B("f16 NN Square s3", tags=["check"]),

@@ -2,6 +2,7 @@
 
 #include "LowerFragments.h"
 #include "IndexExprToIR.h"
+#include "LiveArrays.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/Layout/LayoutParser.h"
 #include "tilec/Support/Diagnostics.h"
@@ -110,10 +111,11 @@ public:
 private:
   /// Here the per-thread size of every fragment is known. Sema rejected
   /// what cannot fit on any layout; a layout's replication or several
-  /// arrays together can still exceed local memory (an error) or the
-  /// register file (a warning: the arrays spill and the kernel is slow).
+  /// arrays together can still exceed local memory (an error) or, those
+  /// live at once, the register file (a warning: they spill and the kernel
+  /// is slow).
   static bool checkPerThreadMemory(Operation &Kernel, PassContext &Ctx) {
-    std::vector<std::pair<Operation *, int64_t>> Arrays;
+    std::vector<LiveArray> Arrays;
     int64_t Total = 0;
     Kernel.walk([&](Operation &Op) {
       if (!Op.is(OpKind::Alloc))
@@ -124,23 +126,38 @@ private:
       Arrays.push_back({&Op, Bytes});
       Total = std::min(Total + Bytes, int64_t(1) << 62);
     });
-    int64_t Registers = (Total + 3) / 4;
-    bool Error = Total > Ctx.Tgt.MaxLocalBytesPerThread;
-    if (!Error && Registers <= Ctx.Tgt.MaxRegistersPerThread)
-      return true;
-    auto Largest = std::max_element(
-        Arrays.begin(), Arrays.end(),
-        [](const auto &A, const auto &B) { return A.second < B.second; });
-    if (Error)
-      Ctx.Diags.report(Largest->first->getLoc(), diag::err_thread_memory_total)
+    if (Total > Ctx.Tgt.MaxLocalBytesPerThread) {
+      Ctx.Diags.report(largest(Arrays).getLoc(), diag::err_thread_memory_total)
           << Total << Ctx.Tgt.MaxLocalBytesPerThread;
-    else
-      Ctx.Diags.report(Largest->first->getLoc(), diag::warn_register_spill)
-          << Registers << Ctx.Tgt.MaxRegistersPerThread;
-    for (auto &[Op, Bytes] : Arrays)
-      Ctx.Diags.report(Op->getLoc(), diag::note_thread_buffer)
-          << Op->getResult()->getNameHint() << Bytes;
-    return !Error;
+      noteArrays(Ctx, Arrays);
+      return false;
+    }
+    std::vector<LiveArray> Live = peakLiveArrays(Kernel, Arrays);
+    int64_t LiveBytes = 0;
+    for (const LiveArray &A : Live)
+      LiveBytes += A.Bytes;
+    int64_t Registers = (LiveBytes + 3) / 4;
+    if (Registers <= Ctx.Tgt.MaxRegistersPerThread)
+      return true;
+    Ctx.Diags.report(largest(Live).getLoc(), diag::warn_register_spill)
+        << Registers << Ctx.Tgt.MaxRegistersPerThread;
+    noteArrays(Ctx, Live);
+    return true;
+  }
+
+  static Operation &largest(const std::vector<LiveArray> &Arrays) {
+    return *std::max_element(Arrays.begin(), Arrays.end(),
+                             [](const LiveArray &A, const LiveArray &B) {
+                               return A.Bytes < B.Bytes;
+                             })
+                ->Alloc;
+  }
+
+  static void noteArrays(PassContext &Ctx,
+                         const std::vector<LiveArray> &Arrays) {
+    for (const LiveArray &A : Arrays)
+      Ctx.Diags.report(A.Alloc->getLoc(), diag::note_thread_buffer)
+          << A.Alloc->getResult()->getNameHint() << A.Bytes;
   }
 
   /// Bytes one thread holds for \p Alloc: all of a local or var buffer,
