@@ -108,39 +108,89 @@ public:
   }
 
 private:
+  /// An array and the threads [First, Last) of the block that access it.
+  struct ThreadArray {
+    Operation *Alloc;
+    int64_t Bytes, First, Last;
+  };
+
   /// Here the per-thread size of every fragment is known. Sema rejected
   /// what cannot fit on any layout; a layout's replication or several
   /// arrays together can still exceed local memory (an error) or the
   /// register file (a warning: the arrays spill and the kernel is slow).
+  /// Arrays that only the threads of different roles access (a
+  /// warp-specialized kernel's accumulators, one per consumer warpgroup)
+  /// never occupy the same thread, so the count is per range of threads:
+  /// the worst one is reported.
   static bool checkPerThreadMemory(Operation &Kernel, PassContext &Ctx) {
-    std::vector<std::pair<Operation *, int64_t>> Arrays;
-    int64_t Total = 0;
+    std::vector<int64_t> Block = *Kernel.getIntArrayAttr("threads");
+    int64_t Threads = 1;
+    for (int64_t N : Block)
+      Threads *= N;
+    std::vector<ThreadArray> Arrays;
+    std::vector<int64_t> Cuts = {0};
     Kernel.walk([&](Operation &Op) {
       if (!Op.is(OpKind::Alloc))
         return;
       int64_t Bytes = perThreadBytes(Op);
       if (Bytes == 0)
         return;
-      Arrays.push_back({&Op, Bytes});
-      Total = std::min(Total + Bytes, int64_t(1) << 62);
+      auto [First, Last] = threadsUsing(Op, Threads);
+      Arrays.push_back({&Op, Bytes, First, Last});
+      Cuts.push_back(First);
     });
+    // The worst range: one that starts where some array's threads start.
+    int64_t Total = 0, Worst = 0;
+    for (int64_t Cut : Cuts) {
+      int64_t Sum = 0;
+      for (const ThreadArray &A : Arrays)
+        if (A.First <= Cut && Cut < A.Last)
+          Sum = std::min(Sum + A.Bytes, int64_t(1) << 62);
+      if (Sum > Total) {
+        Total = Sum;
+        Worst = Cut;
+      }
+    }
     int64_t Registers = (Total + 3) / 4;
     bool Error = Total > Ctx.Tgt.MaxLocalBytesPerThread;
     if (!Error && Registers <= Ctx.Tgt.MaxRegistersPerThread)
       return true;
+    llvm::erase_if(Arrays, [&](const ThreadArray &A) {
+      return Worst < A.First || A.Last <= Worst;
+    });
     auto Largest = std::max_element(
         Arrays.begin(), Arrays.end(),
-        [](const auto &A, const auto &B) { return A.second < B.second; });
+        [](const auto &A, const auto &B) { return A.Bytes < B.Bytes; });
     if (Error)
-      Ctx.Diags.report(Largest->first->getLoc(), diag::err_thread_memory_total)
+      Ctx.Diags.report(Largest->Alloc->getLoc(), diag::err_thread_memory_total)
           << Total << Ctx.Tgt.MaxLocalBytesPerThread;
     else
-      Ctx.Diags.report(Largest->first->getLoc(), diag::warn_register_spill)
+      Ctx.Diags.report(Largest->Alloc->getLoc(), diag::warn_register_spill)
           << Registers << Ctx.Tgt.MaxRegistersPerThread;
-    for (auto &[Op, Bytes] : Arrays)
-      Ctx.Diags.report(Op->getLoc(), diag::note_thread_buffer)
-          << Op->getResult()->getNameHint() << Bytes;
+    for (const ThreadArray &A : Arrays)
+      Ctx.Diags.report(A.Alloc->getLoc(), diag::note_thread_buffer)
+          << A.Alloc->getResult()->getNameHint() << A.Bytes;
     return !Error;
+  }
+
+  /// The threads [First, Last) that access \p Alloc: the hull of the
+  /// innermost role (an `if` with thread_range) around each use, all
+  /// \p Threads of the block for a use outside roles or an unused array.
+  static std::pair<int64_t, int64_t> threadsUsing(Operation &Alloc,
+                                                  int64_t Threads) {
+    int64_t First = Threads, Last = 0;
+    for (const Use &U : Alloc.getResult()->getUses()) {
+      Operation *Role = U.User;
+      while (Role && !(Role->is(OpKind::If) && Role->hasAttr("thread_range")))
+        Role = Role->getParentOp();
+      if (!Role)
+        return {0, Threads};
+      std::vector<int64_t> R = *Role->getIntArrayAttr("thread_range");
+      First = std::min(First, R[0]);
+      Last = std::max(Last, R[0] + R[1]);
+    }
+    return First < Last ? std::make_pair(First, Last)
+                        : std::make_pair(int64_t(0), Threads);
   }
 
   /// Bytes one thread holds for \p Alloc: all of a local or var buffer,
