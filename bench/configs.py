@@ -396,6 +396,8 @@ CONFIGS: Dict[str, List[Build]] = {
         B("b64 s1024", batch=64, seqlen_kv=1024),
         B("b128 s2048 bf16", batch=128, seqlen_kv=2048, dtype="bfloat16"),
         B("b64 s4096 split2", batch=64, seqlen_kv=4096, num_split=2),
+        B("b3 s700 bf16 split2 ragged n32s4", batch=3, seqlen_kv=700, num_split=2,
+          dtype="bfloat16", block_N=32, num_stages=4, tags=["check", "ragged"]),
     ],
     # The portable T.Pipelined form (contiguous cache, every entry full).
     "flashmla_decode_pipelined": [
