@@ -109,39 +109,70 @@ public:
   }
 
 private:
+  /// An array and the threads [First, Last) of the block that access it.
+  struct ThreadArray {
+    Operation *Alloc;
+    int64_t Bytes, First, Last;
+  };
+
   /// Here the per-thread size of every fragment is known. Sema rejected
   /// what cannot fit on any layout; a layout's replication or several
   /// arrays together can still exceed local memory (an error) or, those
   /// live at once, the register file (a warning: they spill and the kernel
-  /// is slow).
+  /// is slow). Arrays that only the threads of different roles access (a
+  /// warp-specialized kernel's accumulators, one per consumer warpgroup)
+  /// never occupy the same thread, so both are counted per range of
+  /// threads, and the worst range is reported.
   static bool checkPerThreadMemory(Operation &Kernel, PassContext &Ctx) {
-    std::vector<LiveArray> Arrays;
-    int64_t Total = 0;
+    std::vector<int64_t> Block = *Kernel.getIntArrayAttr("threads");
+    int64_t Threads = 1;
+    for (int64_t N : Block)
+      Threads *= N;
+    std::vector<ThreadArray> Arrays;
+    std::vector<int64_t> Cuts = {0};
     Kernel.walk([&](Operation &Op) {
       if (!Op.is(OpKind::Alloc))
         return;
       int64_t Bytes = perThreadBytes(Op);
       if (Bytes == 0)
         return;
-      Arrays.push_back({&Op, Bytes});
-      Total = std::min(Total + Bytes, int64_t(1) << 62);
+      auto [First, Last] = threadsUsing(Op, Threads);
+      Arrays.push_back({&Op, Bytes, First, Last});
+      Cuts.push_back(First);
     });
+    // The worst ranges start where some array's threads start.
+    int64_t Total = 0, LiveBytes = 0;
+    std::vector<LiveArray> WorstAll, WorstLive;
+    for (int64_t Cut : Cuts) {
+      std::vector<LiveArray> Here;
+      int64_t Sum = 0;
+      for (const ThreadArray &A : Arrays)
+        if (A.First <= Cut && Cut < A.Last) {
+          Here.push_back({A.Alloc, A.Bytes});
+          Sum = std::min(Sum + A.Bytes, int64_t(1) << 62);
+        }
+      if (Sum > Total)
+        Total = Sum, WorstAll = Here;
+      std::vector<LiveArray> Live = peakLiveArrays(Kernel, Here);
+      int64_t Bytes = 0;
+      for (const LiveArray &A : Live)
+        Bytes += A.Bytes;
+      if (Bytes > LiveBytes)
+        LiveBytes = Bytes, WorstLive = std::move(Live);
+    }
     if (Total > Ctx.Tgt.MaxLocalBytesPerThread) {
-      Ctx.Diags.report(largest(Arrays).getLoc(), diag::err_thread_memory_total)
+      Ctx.Diags.report(largest(WorstAll).getLoc(),
+                       diag::err_thread_memory_total)
           << Total << Ctx.Tgt.MaxLocalBytesPerThread;
-      noteArrays(Ctx, Arrays);
+      noteArrays(Ctx, WorstAll);
       return false;
     }
-    std::vector<LiveArray> Live = peakLiveArrays(Kernel, Arrays);
-    int64_t LiveBytes = 0;
-    for (const LiveArray &A : Live)
-      LiveBytes += A.Bytes;
     int64_t Registers = (LiveBytes + 3) / 4;
     if (Registers <= Ctx.Tgt.MaxRegistersPerThread)
       return true;
-    Ctx.Diags.report(largest(Live).getLoc(), diag::warn_register_spill)
+    Ctx.Diags.report(largest(WorstLive).getLoc(), diag::warn_register_spill)
         << Registers << Ctx.Tgt.MaxRegistersPerThread;
-    noteArrays(Ctx, Live);
+    noteArrays(Ctx, WorstLive);
     return true;
   }
 
@@ -158,6 +189,26 @@ private:
     for (const LiveArray &A : Arrays)
       Ctx.Diags.report(A.Alloc->getLoc(), diag::note_thread_buffer)
           << A.Alloc->getResult()->getNameHint() << A.Bytes;
+  }
+
+  /// The threads [First, Last) that access \p Alloc: the hull of the
+  /// innermost role (an `if` with thread_range) around each use, all
+  /// \p Threads of the block for a use outside roles or an unused array.
+  static std::pair<int64_t, int64_t> threadsUsing(Operation &Alloc,
+                                                  int64_t Threads) {
+    int64_t First = Threads, Last = 0;
+    for (const Use &U : Alloc.getResult()->getUses()) {
+      Operation *Role = U.User;
+      while (Role && !(Role->is(OpKind::If) && Role->hasAttr("thread_range")))
+        Role = Role->getParentOp();
+      if (!Role)
+        return {0, Threads};
+      std::vector<int64_t> R = *Role->getIntArrayAttr("thread_range");
+      First = std::min(First, R[0]);
+      Last = std::max(Last, R[0] + R[1]);
+    }
+    return First < Last ? std::make_pair(First, Last)
+                        : std::make_pair(int64_t(0), Threads);
   }
 
   /// Bytes one thread holds for \p Alloc: all of a local or var buffer,
