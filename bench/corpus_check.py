@@ -415,6 +415,11 @@ CASES = [
          small={"batch_size": 2, "heads": 2, "dim": 64}),
     # T.annotate_layout of a global buffer: the postprocess reads dQ back
     # from the backward's permuted layout.
+    # int4 operands, packed two per byte, on mma.sync m16n8k64 (also on sm_90).
+    Case("gemm_int4", "gemm_int4/example_tilelang_gemm_int4.py",
+         lambda m, t, p: {"C": _unpack_int4(t["A"]) @ _unpack_int4(t["B"]).T},
+         load=False, init={"A": _int4_random, "B": _int4_random}, exact=("C",),
+         small={"M": 256, "N": 256, "K": 256}),
     Case("gqa_bwd_dq_postprocess", "flash_attention/example_gqa_bwd.py",
          lambda m, t, p: {"dQ_out": _dq_unpermuted(t["dQ"])}, load=False,
          kernel="flashattn_bwd_postprocess", small={"seq_len": 128}),
@@ -432,6 +437,24 @@ def _dq_unpermuted(dq):
     flat = (((((b * (L // 8) + l // 8) * H + h) * (D // 8) + e // 8) * 2 + e % 2) * 32
             + 4 * (l % 8) + (e % 8) // 2)
     return dq.flatten()[flat]
+
+
+def _int4_random(t, g):
+    """Logical int4 values in [-8, 7], packed as the example's pack_int4:
+    element 2i in the low nibble of byte i."""
+    import torch
+    shape = t.shape[:-1] + (t.shape[-1] * 2,)
+    v = torch.randint(-8, 8, shape, generator=g, device=t.device, dtype=torch.int16)
+    t.copy_(((v[..., ::2] & 0xF) | ((v[..., 1::2] & 0xF) << 4)).to(torch.uint8).view(torch.int8))
+
+
+def _unpack_int4(t):
+    """The logical values of packed int4 bytes, as float64."""
+    import torch
+    b = t.to(torch.int16) & 0xFF
+    lo, hi = b & 0xF, b >> 4
+    v = torch.stack([lo, hi], dim=-1).flatten(-2)
+    return d(torch.where(v >= 8, v - 16, v))
 
 
 def _grouped_ref(t):
@@ -487,7 +510,7 @@ def pick_kernel(manifest, case):
 
 def run_case(case, args, vals, built, seed):
     import torch
-    from refs import torch_dtype
+    from refs import storage_of
     so, manifest = built
     kernel = pick_kernel(manifest, case)
     fn = getattr(ctypes.CDLL(str(so)), kernel["launcher"])
@@ -504,8 +527,8 @@ def run_case(case, args, vals, built, seed):
             cargs.append(scalar_arg(prm, symbols))
             continue
         role = prm.get("role", "input")
-        buf = Buffer(shape_of(prm["shape"], symbols), torch_dtype(prm["dtype"]),
-                     guarded=role != "input")
+        dtype, shape = storage_of(prm["dtype"], shape_of(prm["shape"], symbols))
+        buf = Buffer(shape, dtype, guarded=role != "input")
         bufs[prm["name"]], roles[prm["name"]] = buf, role
         t = buf.tensor
         if prm["name"] in case.init:

@@ -339,6 +339,12 @@ TILEC_DEFINE_MMA(mmaM16N8K32S32S8, int, "m16n8k32", "s32.s8.s8.s32",
                  TILEC_MMA_S32)
 TILEC_DEFINE_MMA(mmaM16N8K32S32U8, int, "m16n8k32", "s32.u8.u8.s32",
                  TILEC_MMA_S32)
+// 4-bit operands: each register holds eight elements, the lower nibble of
+// each byte first (the packed storage of int4 buffers).
+TILEC_DEFINE_MMA(mmaM16N8K64S32S4, int, "m16n8k64", "s32.s4.s4.s32",
+                 TILEC_MMA_S32)
+TILEC_DEFINE_MMA(mmaM16N8K64S32U4, int, "m16n8k64", "s32.u4.u4.s32",
+                 TILEC_MMA_S32)
 TILEC_DEFINE_MMA(mmaM16N8K8F32TF32, float, "m16n8k8", "f32.tf32.tf32.f32",
                  TILEC_MMA_F32)
 

@@ -58,6 +58,8 @@ const char *codegen::cTypeOf(DType T, const Dialect &D) {
   return nullptr;
 }
 
+bool codegen::isPacked(DType T) { return bitWidth(T) == 4; }
+
 bool codegen::isNarrowFloat(DType T) {
   return T == DType::Float16 || T == DType::BFloat16 ||
          T == DType::Float8E4M3 || T == DType::Float8E5M2;
@@ -191,6 +193,17 @@ Expr ExprEmitter::fail(const Operation &Op, diag::ID ID,
   return {"0 /* error */", PrecPostfix};
 }
 
+/// One 4-bit element shares its byte with a neighbour: tilec moves them
+/// only in whole bytes. Operand 0 is the loaded buffer or the stored value.
+Expr ExprEmitter::failPacked(const Operation &Op) {
+  DType T = Op.getOperand(0)->getType().getDType();
+  return fail(Op, diag::err_codegen_unsupported,
+              fmt::format("a single {} element access ({} elements are "
+                          "packed two per byte; copies of an even number of "
+                          "consecutive elements and T.gemm move them)",
+                          tileLangName(T), tileLangName(T)));
+}
+
 std::string ExprEmitter::typeName(DType T, const Operation &Ctx) {
   const char *Name = cTypeOf(T, Dial);
   if (!Name) {
@@ -201,6 +214,10 @@ std::string ExprEmitter::typeName(DType T, const Operation &Ctx) {
   }
   UsedTypes.insert(T);
   return Name;
+}
+
+std::string ExprEmitter::bufferTypeName(DType T, const Operation &Ctx) {
+  return isPacked(T) ? "uint8_t" : typeName(T, Ctx);
 }
 
 std::string ExprEmitter::valueTypeName(DType T, const Operation &Ctx) {
@@ -240,6 +257,8 @@ Expr ExprEmitter::emit(const Operation &Op) {
   case OpKind::Load:
     if (!Device)
       return fail(Op, diag::err_codegen_host_op, "load");
+    if (isPacked(Op.getOperand(0)->getType().getDType()))
+      return failPacked(Op);
     return element(Op, Op.getGroup(0));
   default:
     return fail(Op, diag::err_codegen_op_not_lowered, Op.getName().str());
@@ -353,8 +372,10 @@ Expr ExprEmitter::element(const Operation &Ctx, llvm::ArrayRef<Value *> Group) {
   Expr Base = get(Group[0]);
   if (Buffer.getScope() == Scope::Var)
     return Base;
-  typeName(Buffer.getDType(), Ctx);
-  return {operand(Base, PrecPostfix) + "[" +
-              flatIndex(Buffer, Group.drop_front()) + "]",
-          PrecPostfix};
+  std::string Index = flatIndex(Buffer, Group.drop_front());
+  if (isPacked(Buffer.getDType()))
+    Index = "(" + Index + ") >> 1";
+  else
+    typeName(Buffer.getDType(), Ctx);
+  return {operand(Base, PrecPostfix) + "[" + Index + "]", PrecPostfix};
 }

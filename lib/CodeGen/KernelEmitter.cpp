@@ -163,7 +163,8 @@ void KernelEmitter::emitSignature() {
     std::string Name = Names.get(captureName(Plan, V));
     E.bind(V, {Name, PrecPostfix});
     const Type &T = V->getType();
-    std::string Elem = E.typeName(T.getDType(), *K.Op);
+    std::string Elem = T.isScalar() ? E.typeName(T.getDType(), *K.Op)
+                                    : E.bufferTypeName(T.getDType(), *K.Op);
     if (T.isScalar()) {
       Params.push_back(Elem + " " + Name);
       continue;
@@ -391,7 +392,9 @@ void KernelEmitter::emitAlloc(const Operation &Op) {
   if (V->use_empty())
     return;
   const Type &T = V->getType();
-  std::string Elem = E.typeName(T.getDType(), Op);
+  std::string Elem = T.getScope() == Scope::Var
+                         ? E.typeName(T.getDType(), Op)
+                         : E.bufferTypeName(T.getDType(), Op);
   std::string Name = Names.get(V->getNameHint());
   E.bind(V, {Name, PrecPostfix});
   if (T.getScope() == Scope::Global) {
@@ -420,11 +423,18 @@ void KernelEmitter::emitAlloc(const Operation &Op) {
   }
   auto It = K.Access.find(V);
   bool Vector = It != K.Access.end() && It->second.VectorBytes > 0;
+  int64_t Count = *T.numElements();
+  if (isPacked(T.getDType()))
+    Count = (Count + 1) / 2;
   W.line(fmt::format("{}{} {}[{}];", Vector ? "__align__(16) " : "", Elem, Name,
-                     *T.numElements()));
+                     Count));
 }
 
 void KernelEmitter::emitStore(const Operation &Op) {
+  if (isPacked(Op.getOperand(0)->getType().getDType())) {
+    E.failPacked(Op);
+    return;
+  }
   Expr Value = E.get(Op.getOperand(0));
   Expr Target = E.element(Op, Op.getGroup(1));
   W.line(fmt::format("{} = {};", Target.Text, Value.Text));
@@ -564,6 +574,8 @@ void KernelEmitter::emitLdmatrix(const Operation &Op) {
 /// The runtime's wrapper for the shape and operand types (the verifier
 /// accepted only these combinations).
 static std::string mmaFunction(StringRef Shape, DType AB, DType D) {
+  if (Shape == "m16n8k64")
+    return AB == DType::Int4 ? "mmaM16N8K64S32S4" : "mmaM16N8K64S32U4";
   if (Shape == "m16n8k32")
     return AB == DType::Int8 ? "mmaM16N8K32S32S8" : "mmaM16N8K32S32U8";
   if (Shape == "m16n8k8")
