@@ -163,8 +163,7 @@ void KernelEmitter::emitSignature() {
     std::string Name = Names.get(captureName(Plan, V));
     E.bind(V, {Name, PrecPostfix});
     const Type &T = V->getType();
-    std::string Elem = T.isScalar() ? E.typeName(T.getDType(), *K.Op)
-                                    : E.bufferTypeName(T.getDType(), *K.Op);
+    std::string Elem = E.typeName(T.getDType(), *K.Op);
     if (T.isScalar()) {
       Params.push_back(Elem + " " + Name);
       continue;
@@ -392,9 +391,7 @@ void KernelEmitter::emitAlloc(const Operation &Op) {
   if (V->use_empty())
     return;
   const Type &T = V->getType();
-  std::string Elem = T.getScope() == Scope::Var
-                         ? E.typeName(T.getDType(), Op)
-                         : E.bufferTypeName(T.getDType(), Op);
+  std::string Elem = E.typeName(T.getDType(), Op);
   std::string Name = Names.get(V->getNameHint());
   E.bind(V, {Name, PrecPostfix});
   if (T.getScope() == Scope::Global) {
@@ -431,10 +428,8 @@ void KernelEmitter::emitAlloc(const Operation &Op) {
 }
 
 void KernelEmitter::emitStore(const Operation &Op) {
-  if (isPacked(Op.getOperand(0)->getType().getDType())) {
-    E.failPacked(Op);
-    return;
-  }
+  if (isPackedBuffer(Op.getGroup(1)[0]->getType()))
+    return W.line(E.storePacked(Op));
   Expr Value = E.get(Op.getOperand(0));
   Expr Target = E.element(Op, Op.getGroup(1));
   W.line(fmt::format("{} = {};", Target.Text, Value.Text));

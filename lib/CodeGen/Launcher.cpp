@@ -299,9 +299,7 @@ void LauncherEmitter::emitCooperativeLaunch(const KernelPlan &K) {
   NameTable Local = Names;
   std::vector<std::string> Addresses;
   for (const Value *V : K.Captures) {
-    DType T = V->getType().getDType();
-    std::string Type = V->getType().isBuffer() ? E.bufferTypeName(T, *K.Op)
-                                               : E.typeName(T, *K.Op);
+    std::string Type = E.typeName(V->getType().getDType(), *K.Op);
     std::string Name = Local.get("arg_" + captureName(Plan, V));
     Expr Arg = E.get(V);
     if (V->getType().isBuffer())
@@ -380,9 +378,9 @@ void LauncherEmitter::emitLaunch(const KernelPlan &K) {
   for (const Value *V : K.Captures) {
     Expr Arg = E.get(V);
     if (V->getType().isBuffer())
-      Arg.Text = fmt::format("static_cast<{}*>({})",
-                             E.bufferTypeName(V->getType().getDType(), *K.Op),
-                             Arg.Text);
+      Arg.Text =
+          fmt::format("static_cast<{}*>({})",
+                      E.typeName(V->getType().getDType(), *K.Op), Arg.Text);
     Params.push_back(Arg.Text);
   }
   W.open("");
