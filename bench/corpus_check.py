@@ -191,6 +191,24 @@ def _gemm(t, p, trans_b=False):
     return {"C": d(t["A"]) @ (b.T if trans_b else b)}
 
 
+def _int4_random(t, g):
+    """Logical int4 values in [-8, 7], packed as the example's pack_int4:
+    element 2i in the low nibble of byte i."""
+    import torch
+    shape = t.shape[:-1] + (t.shape[-1] * 2,)
+    v = torch.randint(-8, 8, shape, generator=g, device=t.device, dtype=torch.int16)
+    t.copy_(((v[..., ::2] & 0xF) | ((v[..., 1::2] & 0xF) << 4)).to(torch.uint8).view(torch.int8))
+
+
+def _unpack_int4(t):
+    """The logical values of packed int4 bytes, as float64."""
+    import torch
+    b = t.to(torch.int16) & 0xFF
+    lo, hi = b & 0xF, b >> 4
+    v = torch.stack([lo, hi], dim=-1).flatten(-2)
+    return d(torch.where(v >= 8, v - 16, v))
+
+
 def _batch_sizes(t, g):
     import torch
     t.copy_(torch.full_like(t, 64))
@@ -442,24 +460,6 @@ def _dq_unpermuted(dq):
     flat = (((((b * (L // 8) + l // 8) * H + h) * (D // 8) + e // 8) * 2 + e % 2) * 32
             + 4 * (l % 8) + (e % 8) // 2)
     return dq.flatten()[flat]
-
-
-def _int4_random(t, g):
-    """Logical int4 values in [-8, 7], packed as the example's pack_int4:
-    element 2i in the low nibble of byte i."""
-    import torch
-    shape = t.shape[:-1] + (t.shape[-1] * 2,)
-    v = torch.randint(-8, 8, shape, generator=g, device=t.device, dtype=torch.int16)
-    t.copy_(((v[..., ::2] & 0xF) | ((v[..., 1::2] & 0xF) << 4)).to(torch.uint8).view(torch.int8))
-
-
-def _unpack_int4(t):
-    """The logical values of packed int4 bytes, as float64."""
-    import torch
-    b = t.to(torch.int16) & 0xFF
-    lo, hi = b & 0xF, b >> 4
-    v = torch.stack([lo, hi], dim=-1).flatten(-2)
-    return d(torch.where(v >= 8, v - 16, v))
 
 
 _FP4_VALUES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
