@@ -443,10 +443,9 @@ Expr ExprEmitter::element(const Operation &Ctx, llvm::ArrayRef<Value *> Group) {
   Expr Base = get(Group[0]);
   if (Buffer.getScope() == Scope::Var)
     return Base;
+  typeName(Buffer.getDType(), Ctx);
   std::string Index = flatIndex(Buffer, Group.drop_front());
   if (isPacked(Buffer.getDType()))
     Index = "(" + Index + ") >> 1";
-  else
-    typeName(Buffer.getDType(), Ctx);
   return {operand(Base, PrecPostfix) + "[" + Index + "]", PrecPostfix};
 }
