@@ -194,6 +194,24 @@ def _gemm(t, p, trans_b=False):
     return {"C": d(t["A"]) @ (b.T if trans_b else b)}
 
 
+def _int4_random(t, g):
+    """Logical int4 values in [-8, 7], packed as the example's pack_int4:
+    element 2i in the low nibble of byte i."""
+    import torch
+    shape = t.shape[:-1] + (t.shape[-1] * 2,)
+    v = torch.randint(-8, 8, shape, generator=g, device=t.device, dtype=torch.int16)
+    t.copy_(((v[..., ::2] & 0xF) | ((v[..., 1::2] & 0xF) << 4)).to(torch.uint8).view(torch.int8))
+
+
+def _unpack_int4(t):
+    """The logical values of packed int4 bytes, as float64."""
+    import torch
+    b = t.to(torch.int16) & 0xFF
+    lo, hi = b & 0xF, b >> 4
+    v = torch.stack([lo, hi], dim=-1).flatten(-2)
+    return d(torch.where(v >= 8, v - 16, v))
+
+
 def _batch_sizes(t, g):
     import torch
     t.copy_(torch.full_like(t, 64))
@@ -428,6 +446,16 @@ CASES = [
          small={"batch_size": 2, "heads": 2, "dim": 64}),
     # T.annotate_layout of a global buffer: the postprocess reads dQ back
     # from the backward's permuted layout.
+    # int4 operands, packed two per byte, on mma.sync m16n8k64 (also on sm_90).
+    Case("gemm_int4", "gemm_int4/example_tilelang_gemm_int4.py",
+         lambda m, t, p: {"C": _unpack_int4(t["A"]) @ _unpack_int4(t["B"]).T},
+         load=False, init={"A": _int4_random, "B": _int4_random}, exact=("C",),
+         small={"M": 256, "N": 256, "K": 256}),
+    # float4_e2m1 outputs: stored two per byte, converted in software
+    # (cvt.rn.satfinite.e2m1x2.f32 is sm_100's).
+    Case("fp4_act_quant", "deepseek_v4/act_quant.py",
+         lambda m, t, p: _fp4_act_quant_ref(t), load=False,
+         kernel="fp4_quant_kernel", exact=("quant", "scale")),
     Case("gqa_bwd_dq_postprocess", "flash_attention/example_gqa_bwd.py",
          lambda m, t, p: {"dQ_out": _dq_unpermuted(t["dQ"])}, load=False,
          kernel="flashattn_bwd_postprocess", small={"seq_len": 128}),
@@ -447,6 +475,31 @@ def _dq_unpermuted(dq):
     return dq.flatten()[flat]
 
 
+_FP4_VALUES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+
+
+def _fp4_act_quant_ref(t, block=32):
+    """act_quant.py's fp4 kernel in float64: power-of-2 scales (ceil of
+    log2(amax / 6)), x / scale clamped to [-6, 6] and rounded to the
+    nearest float4_e2m1 with ties to the even code (torch.round halves to
+    even on each binade's grid: 0.5 below 2, 1 below 4, 2 above), codes
+    packed two per byte, element 2i in the low nibble."""
+    import torch
+    x = d(t["x"])
+    M, N = x.shape
+    xb = x.reshape(M, N // block, block)
+    amax = xb.abs().amax(-1).clamp(min=6.0 * 2.0 ** -126)
+    scale = torch.pow(2.0, torch.ceil(torch.log2(amax / 6.0)))
+    v = (xb / scale[..., None]).clamp(-6.0, 6.0).reshape(M, N)
+    a = v.abs()
+    q = torch.where(a < 2, torch.round(a * 2) / 2,
+                    torch.where(a < 4, torch.round(a), 2 * torch.round(a / 2)))
+    grid = torch.tensor(_FP4_VALUES, dtype=torch.float64, device=x.device)
+    code = torch.searchsorted(grid, q) + 8 * torch.signbit(v).long()
+    packed = code[:, ::2] | (code[:, 1::2] << 4)
+    return {"quant": packed.to(torch.uint8), "scale": scale}
+
+
 def _grouped_ref(t):
     import torch
     a, b = d(t["A"]), d(t["B"])
@@ -460,6 +513,7 @@ SYMBOLS = {
     "gemm_dynamic_mnk": lambda p: {"m": int(p["M"]), "n": int(p["N"]), "k": int(p["K"])},
     "grouped_gemm_fwd": lambda p: {"batch_sum": 256, "batch_count": 4, "K": 256, "N": 256},
     "mha_fwd_varlen": _varlen_symbols,
+    "fp4_act_quant": lambda p: {"M": 256},
 }
 
 
@@ -500,7 +554,7 @@ def pick_kernel(manifest, case):
 
 def run_case(case, args, vals, built, seed):
     import torch
-    from refs import torch_dtype
+    from refs import storage_of
     so, manifest = built
     kernel = pick_kernel(manifest, case)
     fn = getattr(ctypes.CDLL(str(so)), kernel["launcher"])
@@ -517,8 +571,8 @@ def run_case(case, args, vals, built, seed):
             cargs.append(scalar_arg(prm, symbols))
             continue
         role = prm.get("role", "input")
-        buf = Buffer(shape_of(prm["shape"], symbols), torch_dtype(prm["dtype"]),
-                     guarded=role != "input")
+        dtype, shape = storage_of(prm["dtype"], shape_of(prm["shape"], symbols))
+        buf = Buffer(shape, dtype, guarded=role != "input")
         bufs[prm["name"]], roles[prm["name"]] = buf, role
         t = buf.tensor
         if prm["name"] in case.init:

@@ -75,6 +75,20 @@ def torch_dtype(name) -> torch.dtype:
     return TORCH_DTYPES[dtype_name(name)]
 
 
+# 4-bit dtypes are stored two per byte (element 2i in the low nibble of
+# byte i, as TileLang's examples pack them): the torch tensor of such a
+# buffer holds bytes, its last dim halved.
+PACKED_DTYPES = {"int4": torch.int8, "uint4": torch.uint8, "float4_e2m1": torch.uint8}
+
+
+def storage_of(name, shape):
+    """The torch dtype and shape of the memory of a buffer of dtype NAME."""
+    name = dtype_name(name)
+    if name in PACKED_DTYPES:
+        return PACKED_DTYPES[name], tuple(shape[:-1]) + ((shape[-1] + 1) // 2,)
+    return torch_dtype(name), tuple(shape)
+
+
 def itemsize(name) -> int:
     return torch.empty((), dtype=torch_dtype(name)).element_size()
 

@@ -125,6 +125,51 @@ template <typename T> __host__ __device__ inline T floormod(T A, T B) {
   return (R != 0 && ((R < 0) != (B < 0))) ? R + B : R;
 }
 
+/* 4-bit elements: buffers hold two per byte (element 2i in the low
+ * nibble of byte i); a value is its code in the low nibble of a uint8_t. */
+__host__ __device__ inline uint8_t nibbleAt(const uint8_t *P, int I) {
+  return uint8_t((P[I >> 1] >> ((I & 1) * 4)) & 0xF);
+}
+
+__host__ __device__ inline void setNibble(uint8_t *P, int I, uint8_t V) {
+  int Shift = (I & 1) * 4;
+  P[I >> 1] = uint8_t((P[I >> 1] & ~(0xF << Shift)) | ((V & 0xF) << Shift));
+}
+
+__host__ __device__ inline int int4ToInt(uint8_t V) {
+  return (V & 0x8) ? int(V & 0xF) - 16 : int(V & 0xF);
+}
+
+__host__ __device__ inline uint8_t nibbleFromInt(int V) {
+  return uint8_t(V & 0xF);
+}
+
+/* float4_e2m1: sign, 2 exponent bits (bias 1), 1 mantissa bit; magnitudes
+ * 0, 0.5, 1, 1.5, 2, 3, 4, 6 for codes 0..7, no infinity or NaN. */
+__host__ __device__ inline float fp4e2m1ToFloat(uint8_t V) {
+  const float Mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  float M = Mag[V & 0x7];
+  return (V & 0x8) ? -M : M;
+}
+
+/* Round to nearest, ties to the even code, saturating to +-6 (the
+ * semantics of PTX cvt.rn.satfinite.e2m1x2.f32, which only sm_100 has);
+ * NaN gives +6. The midpoints between neighbouring codes decide. */
+__host__ __device__ inline uint8_t fp4e2m1FromFloat(float X) {
+  if (X != X)
+    return 0x7;
+  float A = fabsf(X);
+  uint8_t Code = A <= 0.25f   ? 0
+                 : A < 0.75f  ? 1
+                 : A <= 1.25f ? 2
+                 : A < 1.75f  ? 3
+                 : A <= 2.5f  ? 4
+                 : A < 3.5f   ? 5
+                 : A <= 5.0f  ? 6
+                              : 7;
+  return signbit(X) ? uint8_t(Code | 0x8) : Code;
+}
+
 __host__ __device__ inline float floordiv(float A, float B) {
   return floorf(A / B);
 }
@@ -338,6 +383,12 @@ TILEC_DEFINE_MMA(mmaM16N8K16F32BF16, float, "m16n8k16", "f32.bf16.bf16.f32",
 TILEC_DEFINE_MMA(mmaM16N8K32S32S8, int, "m16n8k32", "s32.s8.s8.s32",
                  TILEC_MMA_S32)
 TILEC_DEFINE_MMA(mmaM16N8K32S32U8, int, "m16n8k32", "s32.u8.u8.s32",
+                 TILEC_MMA_S32)
+// 4-bit operands: each register holds eight elements, the lower nibble of
+// each byte first (the packed storage of int4 buffers).
+TILEC_DEFINE_MMA(mmaM16N8K64S32S4, int, "m16n8k64", "s32.s4.s4.s32",
+                 TILEC_MMA_S32)
+TILEC_DEFINE_MMA(mmaM16N8K64S32U4, int, "m16n8k64", "s32.u4.u4.s32",
                  TILEC_MMA_S32)
 TILEC_DEFINE_MMA(mmaM16N8K8F32TF32, float, "m16n8k8", "f32.tf32.tf32.f32",
                  TILEC_MMA_F32)

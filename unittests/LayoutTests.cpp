@@ -2,8 +2,8 @@
 //
 // Layout properties are checked by enumeration. The mma and ldmatrix
 // references below are written from the PTX ISA tables ("Matrix Fragments
-// for mma.m16n8k16 / m16n8k32 / m16n8k8", "ldmatrix"), independently of
-// the library's repeat-based construction.
+// for mma.m16n8k16 / m16n8k32 / m16n8k64 / m16n8k8", "ldmatrix"),
+// independently of the library's repeat-based construction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -331,6 +331,16 @@ Coord ptxB8(int64_t Lane, int64_t I) { // m16n8k32 .s8 B, b0..b7
   int64_t G = Lane >> 2, T = Lane % 4;
   return {I < 4 ? T * 4 + (I & 3) : T * 4 + (I & 3) + 16, G};
 }
+Coord ptxA4(int64_t Lane, int64_t I) { // m16n8k64 .s4 A, a0..a31
+  int64_t G = Lane >> 2, T = Lane % 4;
+  int64_t Row = (I < 8 || (I >= 16 && I < 24)) ? G : G + 8;
+  int64_t Col = I < 16 ? T * 8 + (I & 7) : T * 8 + (I & 7) + 32;
+  return {Row, Col};
+}
+Coord ptxB4(int64_t Lane, int64_t I) { // m16n8k64 .s4 B, b0..b15
+  int64_t G = Lane >> 2, T = Lane % 4;
+  return {I < 8 ? T * 8 + (I & 7) : T * 8 + (I & 7) + 32, G};
+}
 Coord ptxATf32(int64_t Lane, int64_t I) { // m16n8k8 .tf32 A, a0..a3
   int64_t G = Lane >> 2, T = Lane % 4;
   return {(I == 0 || I == 2) ? G : G + 8, I < 2 ? T : T + 4};
@@ -376,6 +386,25 @@ TEST_CASE("mma int8 and tf32 fragments match the PTX ISA", "[layout][mma]") {
                     true);
   checkWarpFragment(makeGemmFragmentA(16, 8, 8, 16, 8, 32), 4, ptxATf32);
   checkWarpFragment(makeGemmFragmentB(16, 8, 8, 16, 8, 32), 2, ptxBTf32);
+}
+
+TEST_CASE("mma int4 fragments match the PTX ISA", "[layout][mma]") {
+  CHECK(mmaInstructionK(4) == 64);
+  checkWarpFragment(makeGemmFragmentA(16, 8, 64, 16, 8, 4), 32, ptxA4);
+  checkWarpFragment(makeGemmFragmentA(16, 8, 64, 16, 8, 4, true), 32, ptxA4,
+                    true);
+  checkWarpFragment(makeGemmFragmentB(16, 8, 64, 16, 8, 4), 16, ptxB4);
+  checkWarpFragment(makeGemmFragmentB(16, 8, 64, 16, 8, 4, true), 16, ptxB4,
+                    true);
+  // Two k steps: the second step's registers follow the first's.
+  Fragment A2 = makeGemmFragmentA(16, 8, 128, 16, 8, 4);
+  for (int64_t Lane = 0; Lane < 32; ++Lane)
+    for (int64_t I = 0; I < 32; ++I) {
+      Coord C = ptxA4(Lane, I);
+      Indices Idx{C.Row, C.Col + 64};
+      REQUIRE(*A2.forwardThread(Idx) == Lane);
+      REQUIRE((*A2.forward(Idx))[0] == 32 + I);
+    }
 }
 
 TEST_CASE("block-level gemm fragments over several warps", "[layout][mma]") {

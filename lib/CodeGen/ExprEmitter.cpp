@@ -53,9 +53,15 @@ const char *codegen::cTypeOf(DType T, const Dialect &D) {
   case DType::Int4:
   case DType::UInt4:
   case DType::Float4E2M1:
-    return nullptr;
+    return "uint8_t";
   }
   return nullptr;
+}
+
+bool codegen::isPacked(DType T) { return bitWidth(T) == 4; }
+
+bool codegen::isPackedBuffer(const Type &T) {
+  return T.getScope() != Scope::Var && isPacked(T.getDType());
 }
 
 bool codegen::isNarrowFloat(DType T) {
@@ -191,6 +197,81 @@ Expr ExprEmitter::fail(const Operation &Op, diag::ID ID,
   return {"0 /* error */", PrecPostfix};
 }
 
+//===----------------------------------------------------------------------===//
+// 4-bit elements
+//===----------------------------------------------------------------------===//
+// A 4-bit value is a uint8_t holding the element's code in its low nibble
+// (two's complement for int4, the e2m1 bits for float4_e2m1); buffers hold
+// two codes per byte. Values only move and convert: arithmetic on them
+// goes through a wider type, which Sema's casts provide.
+
+Expr ExprEmitter::loadPacked(const Operation &Op) {
+  llvm::ArrayRef<Value *> Group = Op.getGroup(0);
+  return call(
+      "tilec::nibbleAt",
+      {get(Group[0]),
+       {flatIndex(Group[0]->getType(), Group.drop_front()), PrecTernary}});
+}
+
+/// Read-modify-write of the byte: only a thread's own registers (local)
+/// may be written one element at a time; in shared or global memory the
+/// other element of the byte may belong to another thread.
+std::string ExprEmitter::storePacked(const Operation &Op) {
+  llvm::ArrayRef<Value *> Group = Op.getGroup(1);
+  DType T = Op.getOperand(0)->getType().getDType();
+  if (Group[0]->getType().getScope() != Scope::Local) {
+    fail(Op, diag::err_codegen_unsupported,
+         fmt::format("a store of one {0} element to {1} memory ({0} "
+                     "elements are packed two per byte, and the other one "
+                     "may be another thread's; store pairs, e.g. by "
+                     "computing into a fragment and copying it)",
+                     tileLangName(T),
+                     scopeName(Group[0]->getType().getScope())));
+    return "";
+  }
+  return call(
+             "tilec::setNibble",
+             {get(Group[0]),
+              {flatIndex(Group[0]->getType(), Group.drop_front()), PrecTernary},
+              get(Op.getOperand(0))})
+             .Text +
+         ";";
+}
+
+/// Only moves, selects and conversions take 4-bit values.
+bool ExprEmitter::checkPackedUse(const Operation &Op) {
+  bool Packed = llvm::any_of(Op.getOperands(), [](const Value *V) {
+    return !V->getType().isBuffer() && isPacked(V->getType().getDType());
+  });
+  if (Op.getNumResults() && isPacked(Op.getResult()->getType().getDType()))
+    Packed = true;
+  if (!Packed || Op.is(OpKind::Cast) || Op.is(OpKind::Select) ||
+      Op.is(OpKind::Const) || Op.is(OpKind::Load))
+    return true;
+  fail(Op, diag::err_codegen_unsupported,
+       fmt::format("'{}' on 4-bit values (convert them to a wider type "
+                   "first)",
+                   Op.getName().str()));
+  return false;
+}
+
+/// The code of \p E (of type From: int or float) as a 4-bit To.
+Expr ExprEmitter::toPacked(Expr E, DType From, DType To, const Operation &Ctx) {
+  if (To == DType::Float4E2M1)
+    return call("tilec::fp4e2m1FromFloat",
+                {cast(E, From, DType::Float32, Ctx)});
+  return call("tilec::nibbleFromInt", {cast(E, From, DType::Int32, Ctx)});
+}
+
+/// The value of 4-bit code \p E as float (float4_e2m1) or int.
+Expr ExprEmitter::fromPacked(Expr E, DType From) {
+  if (From == DType::Float4E2M1)
+    return call("tilec::fp4e2m1ToFloat", {E});
+  if (From == DType::Int4)
+    return call("tilec::int4ToInt", {E});
+  return {"(int)" + operand(E, PrecUnary), PrecUnary};
+}
+
 std::string ExprEmitter::typeName(DType T, const Operation &Ctx) {
   const char *Name = cTypeOf(T, Dial);
   if (!Name) {
@@ -218,6 +299,8 @@ Expr ExprEmitter::get(const Value *V) {
 }
 
 Expr ExprEmitter::emit(const Operation &Op) {
+  if (!checkPackedUse(Op))
+    return {"0 /* error */", PrecPostfix};
   if (isBinaryOp(Op.getKind()))
     return binary(Op);
   if (isUnaryOp(Op.getKind()))
@@ -240,6 +323,8 @@ Expr ExprEmitter::emit(const Operation &Op) {
   case OpKind::Load:
     if (!Device)
       return fail(Op, diag::err_codegen_host_op, "load");
+    if (isPackedBuffer(Op.getOperand(0)->getType()))
+      return loadPacked(Op);
     return element(Op, Op.getGroup(0));
   default:
     return fail(Op, diag::err_codegen_op_not_lowered, Op.getName().str());
@@ -262,6 +347,11 @@ Expr ExprEmitter::literal(const Operation &Const) {
   typeName(T, Const);
   if (A.isBool())
     return {A.getBool() ? "true" : "false", PrecPostfix};
+  if (isPacked(T))
+    return A.isInt() ? toPacked(intLiteral(A.getInt(), DType::Int32),
+                                DType::Int32, T, Const)
+                     : toPacked(realLiteral(A.getFloat(), true), DType::Float32,
+                                T, Const);
   if (!isFloat(T))
     return intLiteral(A.getInt(), T);
   double V = A.isInt() ? double(A.getInt()) : A.getFloat();
@@ -354,7 +444,8 @@ Expr ExprEmitter::element(const Operation &Ctx, llvm::ArrayRef<Value *> Group) {
   if (Buffer.getScope() == Scope::Var)
     return Base;
   typeName(Buffer.getDType(), Ctx);
-  return {operand(Base, PrecPostfix) + "[" +
-              flatIndex(Buffer, Group.drop_front()) + "]",
-          PrecPostfix};
+  std::string Index = flatIndex(Buffer, Group.drop_front());
+  if (isPacked(Buffer.getDType()))
+    Index = "(" + Index + ") >> 1";
+  return {operand(Base, PrecPostfix) + "[" + Index + "]", PrecPostfix};
 }

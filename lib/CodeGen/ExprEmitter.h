@@ -58,6 +58,10 @@ struct Expr {
 const char *cTypeOf(DType T, const Dialect &D);
 /// True for f16, bf16 and the fp8 types (computed in float when needed).
 bool isNarrowFloat(DType T);
+/// 4-bit types, stored two per byte.
+bool isPacked(DType T);
+/// A buffer of pairs of 4-bit elements (a `var` holds one code).
+bool isPackedBuffer(const ir::Type &T);
 /// True when \p V is provably >= 0 (constants, thread/block indices,
 /// symbols, loop variables of non-negative ranges, and sums, products,
 /// quotients of those).
@@ -78,9 +82,14 @@ public:
   Expr get(const ir::Value *V);
   /// The value of \p Op (which has one result) as an expression.
   Expr emit(const ir::Operation &Op);
-  /// The lvalue `buf[flat index]` (or `name` for a var buffer).
+  /// The lvalue `buf[flat index]` (or `name` for a var buffer). A buffer
+  /// of 4-bit elements is an array of bytes holding two each (the lower
+  /// nibble first): its lvalue is the byte `buf[flat index >> 1]`, which
+  /// vector accesses, cp.async, ldmatrix and mma read from even indices.
   Expr element(const ir::Operation &Ctx, llvm::ArrayRef<ir::Value *> Group);
   /// The C type of \p T; reports and returns "int" when there is none.
+  /// A 4-bit type is uint8_t: a buffer's element holds a pair, a value
+  /// one element's code in its low nibble.
   std::string typeName(DType T, const ir::Operation &Ctx);
   /// The C type of a scalar value of dtype \p T: typeName, except that
   /// i32 is int64_t under setWideIntegers.
@@ -96,6 +105,9 @@ public:
 
   /// Reports \p ID with one argument at \p Op and marks failure.
   Expr fail(const ir::Operation &Op, diag::ID ID, const std::string &Arg);
+  /// `tilec::setNibble(buf, i, v);` for a store of one 4-bit element into
+  /// registers; elsewhere an error (and "").
+  std::string storePacked(const ir::Operation &Op);
   bool failed() const { return Failed; }
 
   /// Conversions between \p T and float (identity for f32).
@@ -105,6 +117,10 @@ public:
   Expr cast(Expr E, DType From, DType To, const ir::Operation &Ctx);
 
 private:
+  Expr loadPacked(const ir::Operation &Op);
+  bool checkPackedUse(const ir::Operation &Op);
+  Expr toPacked(Expr E, DType From, DType To, const ir::Operation &Ctx);
+  Expr fromPacked(Expr E, DType From);
   Expr literal(const ir::Operation &Const);
   Expr binary(const ir::Operation &Op);
   Expr binaryViaFloat(const ir::Operation &Op);

@@ -223,6 +223,12 @@ Expr ExprEmitter::cast(Expr E, DType From, DType To, const Operation &Ctx) {
   typeName(From, Ctx);
   if (From == To)
     return E;
+  if (isPacked(From))
+    return cast(fromPacked(E, From),
+                From == DType::Float4E2M1 ? DType::Float32 : DType::Int32, To,
+                Ctx);
+  if (isPacked(To))
+    return toPacked(E, From, To, Ctx);
   if (isNarrowFloat(From) || isNarrowFloat(To))
     return fromFloat(toFloat(E, From), To, Ctx);
   if (To == DType::Bool)

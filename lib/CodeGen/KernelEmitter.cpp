@@ -420,11 +420,16 @@ void KernelEmitter::emitAlloc(const Operation &Op) {
   }
   auto It = K.Access.find(V);
   bool Vector = It != K.Access.end() && It->second.VectorBytes > 0;
+  int64_t Count = *T.numElements();
+  if (isPacked(T.getDType()))
+    Count = (Count + 1) / 2;
   W.line(fmt::format("{}{} {}[{}];", Vector ? "__align__(16) " : "", Elem, Name,
-                     *T.numElements()));
+                     Count));
 }
 
 void KernelEmitter::emitStore(const Operation &Op) {
+  if (isPackedBuffer(Op.getGroup(1)[0]->getType()))
+    return W.line(E.storePacked(Op));
   Expr Value = E.get(Op.getOperand(0));
   Expr Target = E.element(Op, Op.getGroup(1));
   W.line(fmt::format("{} = {};", Target.Text, Value.Text));
@@ -564,6 +569,8 @@ void KernelEmitter::emitLdmatrix(const Operation &Op) {
 /// The runtime's wrapper for the shape and operand types (the verifier
 /// accepted only these combinations).
 static std::string mmaFunction(StringRef Shape, DType AB, DType D) {
+  if (Shape == "m16n8k64")
+    return AB == DType::Int4 ? "mmaM16N8K64S32S4" : "mmaM16N8K64S32U4";
   if (Shape == "m16n8k32")
     return AB == DType::Int8 ? "mmaM16N8K32S32S8" : "mmaM16N8K32S32U8";
   if (Shape == "m16n8k8")

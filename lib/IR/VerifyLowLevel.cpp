@@ -192,7 +192,8 @@ bool Verifier::checkRegisterGroup(const Operation &Op, unsigned G,
   return true;
 }
 
-/// ldmatrix %dst[off], %src[..] {count = 1|2|4, trans}: 16-bit matrices.
+/// ldmatrix %dst[off], %src[..] {count = 1|2|4, trans}: matrices of 8 rows
+/// of 16 bytes (8 16-bit, 16 8-bit or 32 4-bit elements).
 bool Verifier::checkLdmatrix(const Operation &Op) {
   if (Op.getNumGroups() != 2)
     return fail(Op, "expects operands %dst[offset], %src[...]");
@@ -213,6 +214,8 @@ static bool mmaTypesMatch(StringRef Shape, DType AB, DType D) {
            (AB == DType::BFloat16 && D == DType::Float32);
   if (Shape == "m16n8k32")
     return (AB == DType::Int8 || AB == DType::UInt8) && D == DType::Int32;
+  if (Shape == "m16n8k64")
+    return (AB == DType::Int4 || AB == DType::UInt4) && D == DType::Int32;
   if (Shape == "m16n8k8")
     return AB == DType::Float32 && D == DType::Float32;
   return false;

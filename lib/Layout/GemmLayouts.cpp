@@ -38,9 +38,11 @@ tilec::layout::computeWarpPartition(int64_t M, int64_t N, int64_t NumWarps,
 }
 
 int64_t tilec::layout::mmaInstructionK(int64_t ElemBits) {
-  assert((ElemBits == 8 || ElemBits == 16 || ElemBits == 32) &&
-         "mma operands are 8, 16 or 32 bits wide");
-  return ElemBits == 8 ? 32 : (ElemBits == 16 ? 16 : 8);
+  assert((ElemBits == 4 || ElemBits == 8 || ElemBits == 16 ||
+          ElemBits == 32) &&
+         "mma operands are 4, 8, 16 or 32 bits wide");
+  // Every shape's A row is 32 bytes of k.
+  return 256 / ElemBits;
 }
 
 Fragment tilec::layout::makeGemmFragmentRowBase(int64_t KElems) {

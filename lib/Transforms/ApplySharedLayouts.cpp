@@ -23,7 +23,7 @@ std::optional<Layout> tilec::sharedLayoutFromText(llvm::StringRef Text,
                                                   int64_t Rows, int64_t Cols,
                                                   int64_t ElemBits) {
   llvm::StringRef Name = Text.split('(').first;
-  if (!Text.endswith(")") || ElemBits < 8 || 128 % ElemBits != 0)
+  if (!Text.endswith(")") || ElemBits < 4 || 128 % ElemBits != 0)
     return std::nullopt;
   if (Name == "make_swizzled_layout" || Name == "make_wgmma_swizzled_layout")
     return layout::makeGemmABLayout(Rows, Cols, ElemBits, /*KInner=*/true);

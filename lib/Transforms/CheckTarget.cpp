@@ -36,9 +36,7 @@ std::map<const Value *, int64_t> pipelineStages(Operation &Kernel) {
 }
 
 bool isFp8(DType T) { return T == DType::Float8E4M3 || T == DType::Float8E5M2; }
-bool isSubByte(DType T) {
-  return T == DType::Int4 || T == DType::UInt4 || T == DType::Float4E2M1;
-}
+bool isInt4(DType T) { return T == DType::Int4 || T == DType::UInt4; }
 
 class CheckTargetPass : public Pass {
 public:
@@ -136,17 +134,24 @@ private:
            "dtypes yet";
   }
 
-  /// fp8 needs sm_89+; AMD: see amdFp8Reason.
+  /// fp8 needs sm_89+; int4 mma.sync (every CUDA target); AMD: see
+  /// amdFp8Reason, and MFMA has no 4-bit integer instructions.
   bool checkGemmDTypes(Operation &Gemm, PassContext &Ctx) {
     for (Value *V : Gemm.getOperands()) {
       DType T = V->getType().getDType();
-      if (isFp8(T) && Ctx.Tgt.isHIP()) {
+      std::string Reason;
+      if (isFp8(T) && Ctx.Tgt.isHIP())
+        Reason = amdFp8Reason(Ctx.Tgt);
+      if (isInt4(T) && Ctx.Tgt.isHIP())
+        Reason = "the MFMA instructions of " + Ctx.Tgt.Name +
+                 " have no 4-bit integer operands";
+      if (!Reason.empty()) {
         Ctx.Diags.report(Gemm.getLoc(), diag::err_gemm_dtype_on_target)
-            << std::string(tileLangName(T)) << Ctx.Tgt.Name
-            << amdFp8Reason(Ctx.Tgt);
+            << std::string(tileLangName(T)) << Ctx.Tgt.Name << Reason;
         return false;
       }
-      bool Unsupported = isSubByte(T) || (isFp8(T) && Ctx.Tgt.SmVersion < 89);
+      bool Unsupported =
+          T == DType::Float4E2M1 || (isFp8(T) && Ctx.Tgt.SmVersion < 89);
       if (!Unsupported)
         continue;
       Ctx.Diags.report(Gemm.getLoc(), diag::err_dtype_unsupported_on_target)

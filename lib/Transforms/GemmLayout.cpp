@@ -237,9 +237,35 @@ private:
     if (Tgt.TensorCores && Tgt.Matrix == Target::MatrixCore::Mfma)
       if (auto Why = mfmaKPackProblem(Op, Tgt, Threads))
         return unsupported(Op, *Why);
+    std::optional<MmaPlan> Mma = planMmaGemm(Op, Tgt, Threads);
+    if (bitWidth(A->getType().getDType()) == 4)
+      if (auto Why = int4Problem(Op, Mma.has_value()))
+        return unsupported(Op, *Why);
     Gemms.push_back({&Op, (*SC)[0], (*SC)[1], K, TransA, TransB, *Policy,
-                     FmaGemmGrid{}, planMmaGemm(Op, Tgt, Threads)});
+                     FmaGemmGrid{}, Mma});
     return true;
+  }
+
+  /// 4-bit operands are packed two per byte, so they are read only as
+  /// whole 32-bit words of k: mma.sync m16n8k64 with K-contiguous shared
+  /// operands (ldmatrix moves bytes), never one element at a time.
+  static std::optional<std::string> int4Problem(const Operation &Op,
+                                                bool Planned) {
+    const char *Need = "int4 operands need tensor cores (mma.sync m16n8k64)";
+    for (Value *V : {Op.getOperand(0), Op.getOperand(1)})
+      if (V->getType().getScope() != Scope::Shared)
+        return std::string(Need) + " and shared A and B, but '" + name(V) +
+               "' is a fragment";
+    if (Op.getBoolAttr("transpose_a").value_or(false) ||
+        !Op.getBoolAttr("transpose_b").value_or(false))
+      return std::string(Need) +
+             " and K-contiguous operands: A [M, K] and B [N, K] with "
+             "transpose_B=True";
+    if (!Planned)
+      return std::string(Need) +
+             ", warp tiles of 16 x 8 and K a multiple of 64 (and tensor "
+             "cores not turned off)";
+    return std::nullopt;
   }
 
   /// One grid for all CUDA-core gemms when one serves each with its best

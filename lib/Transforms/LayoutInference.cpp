@@ -55,12 +55,13 @@ static std::optional<Fragment> rowBroadcast(const Fragment &Loop,
   return layout::makeBroadcastRowFragment(Rows, Cols, Threads, *V);
 }
 
-/// The widest vector (<= 16 elements) the user layouts (`Layout(...)`
+/// The widest vector (<= 32 elements, more than 16 only for 4-bit types:
+/// chooseVectorWidth) the user layouts (`Layout(...)`
 /// annotations) of the shared buffers \p Loop accesses, and of the global
 /// buffers its kernel lays out, keep contiguous, so that
 /// apply-shared-layouts can remap every vector copy as a whole.
 static int64_t sharedLayoutRunCap(Operation &Loop) {
-  int64_t Cap = 16;
+  int64_t Cap = 32;
   Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
   for (const BufferAccess &A : collectAccesses(Loop)) {
     const Type &T = A.Buffer->getType();

@@ -210,8 +210,13 @@ int64_t tilec::chooseVectorWidth(Operation &Loop,
                                  std::set<std::string> &Assumes, int64_t MaxV) {
   std::vector<int64_t> Extents = extentsOf(Loop);
   std::vector<BufferAccess> Accesses = collectAccesses(Loop);
-  for (int64_t V : {16, 8, 4, 2}) {
-    if (V > MaxV || Extents.empty() || Extents.back() % V != 0)
+  // 32 lanes fill 16 bytes only with 4-bit elements (packed two per byte).
+  bool Packed = llvm::any_of(Accesses, [](const BufferAccess &A) {
+    return bitWidth(A.Buffer->getType().getDType()) == 4;
+  });
+  for (int64_t V : {32, 16, 8, 4, 2}) {
+    if (V > MaxV || Extents.empty() || Extents.back() % V != 0 ||
+        (V == 32 && !Packed))
       continue;
     std::set<std::string> Needed;
     if (llvm::all_of(Accesses, [&](const BufferAccess &A) {

@@ -68,11 +68,12 @@ AccessKind classifyFragmentAccess(const ir::Operation &Loop,
 /// The loop variables an access uses, in order (the -1 entries dropped).
 std::vector<unsigned> keptVars(llvm::ArrayRef<int> VarPos);
 
-/// The widest V in {16, 8, 4, 2, 1}, at most \p MaxV, that every access of
-/// the loop allows (at most 16 bytes per access, also for fragments), with
-/// the assumptions it needs added to \p Assumes.
+/// The widest V in {32, 16, 8, 4, 2, 1}, at most \p MaxV, that every
+/// access of the loop allows (at most 16 bytes per access, also for
+/// fragments; 32 only when an access is of 4-bit elements), with the
+/// assumptions it needs added to \p Assumes.
 int64_t chooseVectorWidth(ir::Operation &Loop, std::set<std::string> &Assumes,
-                          int64_t MaxV = 16);
+                          int64_t MaxV = 32);
 
 /// The register of element \p Idx of \p F, flattened row-major over the
 /// output shape; -1 outside the fragment.

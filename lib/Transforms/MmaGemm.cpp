@@ -12,7 +12,16 @@ using layout::Fragment;
 using layout::IndexExpr;
 
 llvm::StringRef MmaPlan::shape() const {
-  return inBits() == 8 ? "m16n8k32" : (inBits() == 16 ? "m16n8k16" : "m16n8k8");
+  switch (inBits()) {
+  case 4:
+    return "m16n8k64";
+  case 8:
+    return "m16n8k32";
+  case 16:
+    return "m16n8k16";
+  default:
+    return "m16n8k8";
+  }
 }
 
 Fragment MmaPlan::fragmentC() const {
@@ -41,6 +50,8 @@ static bool mmaTypesSupported(DType In, DType Acc) {
     return Acc == DType::Float32;
   case DType::Int8:
   case DType::UInt8:
+  case DType::Int4:
+  case DType::UInt4:
     return Acc == DType::Int32;
   default:
     return false;

@@ -8,7 +8,8 @@
 // Expects: a `gemm %A, %B, %C` whose operands have static rank-2 shapes.
 // Does: planMmaGemm() decides whether the gemm runs on tensor cores with
 //   mma.sync for the target and, if so, how: the instruction (m16n8k16 for
-//   f16/bf16, m16n8k32 for int8/uint8, m16n8k8 for float32 as tf32), the
+//   f16/bf16, m16n8k32 for int8/uint8, m16n8k64 for int4/uint4, m16n8k8 for
+//   float32 as tf32; sm_90 keeps m16n8k64 for int4, which wgmma lacks), the
 //   split of the C tile over the block's warps (computeWarpPartition), and
 //   the resulting register fragments of C and of
 //   fragment operands. The plan is recorded on the gemm as

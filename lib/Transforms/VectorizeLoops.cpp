@@ -363,10 +363,13 @@ bool LoopVectorizer::fitsWidth(const Move &M, int64_t L) const {
   return Fits(M.Load->getOperand(0)) && Fits(M.dst().front());
 }
 
-/// Whole-byte, non-bool element types; a converting move from global into
-/// shared memory inside a pipelined loop stays scalar (it would be taken
-/// for a cp.async copy).
+/// Whole-byte, non-bool element types, or a plain move of packed 4-bit
+/// elements (whole bytes at even lane counts); a converting move from
+/// global into shared memory inside a pipelined loop stays scalar (it
+/// would be taken for a cp.async copy).
 bool vectorizableTypes(const Move &M, const Operation &Loop) {
+  if (M.srcType() == M.dstType() && bitWidth(M.srcType()) == 4)
+    return true;
   for (DType T : {M.srcType(), M.dstType()})
     if (isBool(T) || bitWidth(T) < 8 || bitWidth(T) % 8 != 0)
       return false;
@@ -377,14 +380,16 @@ bool vectorizableTypes(const Move &M, const Operation &Loop) {
          !inPipelinedLoop(Loop);
 }
 
-/// The widest L in {16, 8, 4, 2} dividing the trip count that fits the
-/// access widths and that both sides allow; 1 when none does.
+/// The widest L in {32, 16, 8, 4, 2} dividing the trip count that fits
+/// the access widths (32 only for 4-bit elements) and that both sides
+/// allow; 1 when none does.
 int64_t LoopVectorizer::chooseLanes(const Move &M,
                                     std::set<std::string> &Needed) {
   if (!vectorizableTypes(M, Loop))
     return 1;
-  for (int64_t L : {16, 8, 4, 2}) {
-    if (Trip % L != 0 || !fitsWidth(M, L))
+  bool Packed = bitWidth(M.srcType()) == 4;
+  for (int64_t L : {32, 16, 8, 4, 2}) {
+    if (Trip % L != 0 || !fitsWidth(M, L) || (L == 32 && !Packed))
       continue;
     std::set<std::string> N;
     if (alignedAccess(M.Load->getOperand(0), M.Load->getGroup(0).drop_front(),

@@ -1,8 +1,8 @@
 //===- GemmLayouts.h - Tensor-core fragment layouts -------------*- C++ -*-===//
 //
 // Register fragments of mma.sync (m16n8k16 for 16-bit types, m16n8k32 for
-// 8-bit types, m16n8k8 for tf32), the ldmatrix x4 address and data maps,
-// and the split of a block tile over warps.
+// 8-bit types, m16n8k64 for 4-bit types, m16n8k8 for tf32), the ldmatrix x4
+// address and data maps, and the split of a block tile over warps.
 //
 // Conventions: A is [M, K] (Transposed: [K, M]); B is [K, N] (Transposed:
 // [N, K], i.e. k-inner); C is [M, N]. Each warp owns WarpM x WarpN of the
@@ -14,7 +14,8 @@
 // Expects (asserted; callers validate user shapes first, e.g. with
 // computeWarpPartition): BlockM % WarpM == 0, WarpM % 16 == 0, BlockN %
 // WarpN == 0, WarpN % 8 == 0, BlockK a multiple of the instruction K, and
-// ElemBits 8, 16 or 32 (64 for C).
+// ElemBits 4, 8, 16 or 32 (64 for C). For 4-bit operands the fragments
+// number elements; two consecutive elements share a byte of a register.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_LAYOUT_GEMMLAYOUTS_H
@@ -46,7 +47,7 @@ std::optional<WarpPartition> computeWarpPartition(int64_t M, int64_t N,
                                                   int64_t MPerWarp = 16);
 
 /// The k dimension of one mma instruction for an operand element width:
-/// 16 for 16-bit, 32 for 8-bit, 8 for 32-bit (tf32).
+/// 16 for 16-bit, 32 for 8-bit, 64 for 4-bit, 8 for 32-bit (tf32).
 int64_t mmaInstructionK(int64_t ElemBits);
 
 /// 8 x 8 base: thread = 4 * i + j // 2, register = j % 2.
@@ -54,7 +55,8 @@ Fragment makeGemmFragment8x8();
 /// The base with its two inputs swapped (thread = 4 * j + i // 2).
 Fragment makeGemmFragment8x8Transposed();
 /// 8 x KElems base of an operand row: 4 threads per row, KElems / 4
-/// consecutive elements each (8x8 for 16-bit, 8x16 for 8-bit, 8x4 tf32).
+/// consecutive elements each (8x8 for 16-bit, 8x16 for 8-bit, 8x32 for
+/// 4-bit, 8x4 tf32).
 Fragment makeGemmFragmentRowBase(int64_t KElems);
 /// The fragment with its two input dimensions swapped.
 Fragment transposeFragment(const Fragment &F);

@@ -308,7 +308,12 @@ private:
       return NotBox;
     Bases.push_back(ColBase);
     const Dim &Inner = Src->getType().getDims().back();
-    int64_t Bytes = bitWidth(Src->getType().getDType()) / 8;
+    DType T = Src->getType().getDType();
+    if (bitWidth(T) < 8)
+      return "its " + tileLangName(T).str() +
+             " elements are packed two per byte, and the tensor maps tilec "
+             "builds take whole-byte elements";
+    int64_t Bytes = bitWidth(T) / 8;
     if (!Inner.isStatic() || Inner.getValue() * Bytes % 16 != 0)
       return "the tensor's row stride is not a static multiple of 16 bytes";
     return "";

@@ -155,6 +155,11 @@ static bool operandsSupported(const Operation &Gemm, WgmmaPlan &P,
     Why = "A in registers must be stored [M, K]";
     return false;
   }
+  if (P.In == DType::Int4 || P.In == DType::UInt4) {
+    Why = "wgmma has no 4-bit integer operands on sm_90a; " +
+          tileLangName(P.In).str() + " uses mma.sync m16n8k64";
+    return false;
+  }
   if (!wgmmaTypesSupported(P.In, P.Acc)) {
     Why = "wgmma has no " + tileLangName(P.In).str() + " x " +
           tileLangName(P.In).str() + " -> " + tileLangName(P.Acc).str() +
