@@ -12,6 +12,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
 #include <limits>
+#include <set>
 
 using namespace tilec;
 using namespace tilec::interp;
@@ -559,13 +560,13 @@ std::string Machine::mbarrierName(const Buffer &B, int64_t I) const {
 /// group waits until that holds for each of its active threads.
 void Machine::execMBarrierWait(const Operation &Op, const Mask &M) {
   Buffer &B = buffer(Op, Op.getOperand(0));
-  std::map<int64_t, int64_t> Waits; // barrier -> parity
+  std::set<std::pair<int64_t, int64_t>> Waits; // (barrier, parity)
   for (int64_t T = 0; T < NumThreads; ++T)
     if (M[T])
-      Waits[elem(Op, 0, T).Flat] =
-          asInt(get(Op.getOperand(Op.getGroupStart(1)), T)) & 1;
-  for (auto [I, Parity] : Waits) {
-    int64_t Bar = I, P = Parity;
+      Waits.insert({elem(Op, 0, T).Flat,
+                    asInt(get(Op.getOperand(Op.getGroupStart(1)), T)) & 1});
+  for (const std::pair<int64_t, int64_t> &W : Waits) {
+    int64_t Bar = W.first, P = W.second;
     Sched.wait([&B, Bar, P] { return (B.BarPhase[Bar] & 1) != P; }, Op,
                [this, &B, Bar, P, Who = groupName()] {
                  return Who + " waits on " + mbarrierName(B, Bar) +
