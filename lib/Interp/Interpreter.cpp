@@ -451,14 +451,17 @@ void Machine::execCpAsyncSync(const Operation &Op, const Mask &M) {
       CpOpen[T].clear();
       continue;
     }
-    size_t Pending = *Op.getIntAttr("pending");
-    while (CpGroups[T].size() > Pending) {
-      for (PendingCopy &C : CpGroups[T].front()) {
-        C.Dst.Buf->Data[C.Dst.Flat] = C.Values[0];
-        noteWrite(C.Dst, T);
-      }
-      CpGroups[T].erase(CpGroups[T].begin());
+    landCopies(T, *Op.getIntAttr("pending"));
+  }
+}
+
+void Machine::landCopies(int64_t T, size_t Pending) {
+  while (CpGroups[T].size() > Pending) {
+    for (PendingCopy &C : CpGroups[T].front()) {
+      C.Dst.Buf->Data[C.Dst.Flat] = C.Values[0];
+      noteWrite(C.Dst, T);
     }
+    CpGroups[T].erase(CpGroups[T].begin());
   }
 }
 
@@ -542,6 +545,13 @@ void Machine::execMBarrier(const Operation &Op, const Mask &M) {
     if (Op.is(OpKind::MBarrierExpectTx)) {
       B.BarTx[I] += asInt(get(Op.getOperand(Op.getGroupStart(1)), T));
       continue;
+    }
+    // cp.async.mbarrier.arrive.noinc: the arrival waits for the thread's
+    // earlier cp.asyncs, committed or not, so their data lands first.
+    if (Op.getBoolAttr("cp_async").value_or(false)) {
+      CpGroups[T].push_back(std::move(CpOpen[T]));
+      CpOpen[T].clear();
+      landCopies(T, 0);
     }
     ++B.BarArrived[I];
     tryCompletePhase(B, I);

@@ -128,6 +128,9 @@ private:
   void execAtomic(const ir::Operation &Op, const Mask &M);
   void execCpAsync(const ir::Operation &Op, const Mask &M);
   void execCpAsyncSync(const ir::Operation &Op, const Mask &M);
+  /// Lands thread \p T's oldest committed cp.async groups until \p Pending
+  /// remain.
+  void landCopies(int64_t T, size_t Pending);
   void execBarrier(const ir::Operation &Op, const Mask &M);
   void execMBarrier(const ir::Operation &Op, const Mask &M);
   void execMBarrierWait(const ir::Operation &Op, const Mask &M);
