@@ -66,7 +66,9 @@ function(tilec_hip_language_problem out name)
       "looks for hip-lang-config.cmake under <ROCm root>/lib/cmake/hip-lang "
       "(/usr/lib/cmake/hip-lang), but Debian's ROCm packages install it in the "
       "multiarch directory (${debian}). A CMake release that also searches there "
-      "(CMAKE_HIP_COMPILER_ROCM_LIB) can build the kernel; with this one, compile "
+      "(CMAKE_HIP_COMPILER_ROCM_LIB) can build the kernel; this one can once it is "
+      "pointed at Debian's layout (CMAKE_HIP_COMPILER_ROCM_ROOT and the other "
+      "settings tilec's docs/targets.md, \"CMake\", lists), or compile "
       "${name}.hip with hipcc outside CMake (tilec --target=gfx... -o ${name}.hip, "
       "then hipcc --offload-arch=gfx... -c ${name}.hip)")
     set(${out} "${why}" PARENT_SCOPE)
@@ -130,6 +132,9 @@ function(add_tile_kernel name)
     # compilers know.
     string(REPLACE "gfx942" "gfx940" hip_arch "${ARG_TARGET}")
     set_target_properties(${name} PROPERTIES HIP_ARCHITECTURES "${hip_arch}")
+    # The header includes HIP's host API header, which needs the platform
+    # macro that only the HIP compiler defines for its own sources.
+    target_compile_definitions(${name} INTERFACE __HIP_PLATFORM_AMD__)
   endif()
   set_target_properties(${name} PROPERTIES TILEC_KERNEL_JSON "${dir}/${name}.json")
   target_include_directories(${name} PUBLIC "${dir}")

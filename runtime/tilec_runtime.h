@@ -22,6 +22,9 @@
  *                        or the wavefront of 64 under HIP).
  *   bitcast<To, From>(x) the bits of x (converted to From) as a To of the
  *                        same size (T.reinterpret); host and device.
+ *   fp8_e4m3fnuz, fp8_e5m2fnuz
+ *                        AMD's FNUZ fp8 types and their conversions from
+ *                        and to float; host and device, CUDA and HIP.
  *   mbarrierInit, mbarrierArrive, mbarrierWait, mbarrierExpectTx,
  *   mbarrierArriveCpAsync
  *                        mbarrier objects in shared memory (T.alloc_barrier,
@@ -169,6 +172,60 @@ __host__ __device__ inline uint8_t fp4e2m1FromFloat(float X) {
                               : 7;
   return signbit(X) ? uint8_t(Code | 0x8) : Code;
 }
+
+/* AMD's FNUZ fp8 (float8_e4m3fnuz, float8_e5m2fnuz: gfx940's MFMA
+ * operands): ExpBits exponent bits biased by 2^(ExpBits - 1), every
+ * exponent finite, no infinity or negative zero, NaN the pattern 0x80.
+ * Neither CUDA nor Debian's HIP 5.2 has the types, so the conversions are
+ * computed: from float rounding to nearest even and saturating (as the OCP
+ * fp8 types' __NV_SATFINITE), NaN to 0x80; to float exactly. */
+template <int ExpBits> struct fp8fnuz {
+  static constexpr int MantBits = 7 - ExpBits;
+  static constexpr int Bias = 1 << (ExpBits - 1);
+  unsigned char bits;
+
+  fp8fnuz() = default;
+  __host__ __device__ explicit fp8fnuz(float F) : bits(encode(F)) {}
+  __host__ __device__ operator float() const { return decode(bits); }
+
+  __host__ __device__ static unsigned char encode(float F) {
+    if (F != F)
+      return 0x80;
+    unsigned char Sign = F < 0.0f ? 0x80 : 0;
+    float A = fabsf(F);
+    float Max =
+        ldexpf(2.0f - ldexpf(1.0f, -MantBits), (1 << ExpBits) - 1 - Bias);
+    if (A >= Max)
+      return Sign | 0x7f;
+    int E;
+    frexpf(A, &E); /* A = m * 2^E, m in [0.5, 1) */
+    int Exp = E - 1 < 1 - Bias ? 1 - Bias : E - 1;
+    int Q = (int)rintf(ldexpf(A, MantBits - Exp));
+    if (Q == 0)
+      return 0;
+    if (Q == 2 << MantBits) { /* rounded up to the next binade */
+      Q >>= 1;
+      ++Exp;
+    }
+    if (Q < (1 << MantBits)) /* subnormal */
+      return Sign | (unsigned char)Q;
+    return Sign |
+           (unsigned char)(((Exp + Bias) << MantBits) | (Q - (1 << MantBits)));
+  }
+
+  __host__ __device__ static float decode(unsigned char B) {
+    if (B == 0x80)
+      return __builtin_nanf("");
+    int Exp = (B >> MantBits) & ((1 << ExpBits) - 1);
+    int Mant = B & ((1 << MantBits) - 1);
+    float V = Exp == 0 ? ldexpf((float)Mant, 1 - Bias - MantBits)
+                       : ldexpf((float)(Mant + (1 << MantBits)),
+                                Exp - Bias - MantBits);
+    return (B & 0x80) ? -V : V;
+  }
+};
+typedef fp8fnuz<4> fp8_e4m3fnuz;
+typedef fp8fnuz<5> fp8_e5m2fnuz;
 
 __host__ __device__ inline float floordiv(float A, float B) {
   return floorf(A / B);
@@ -717,6 +774,11 @@ TILEC_DEFINE_MFMA(f32_32x32x8bf16_1k, float, mfmaFloat16, mfmaBf16x4)
 /* gfx90a: four int8 per lane; gfx940: eight. */
 TILEC_DEFINE_MFMA(i32_16x16x16i8, int, mfmaInt4, int)
 TILEC_DEFINE_MFMA(i32_16x16x32_i8, int, mfmaInt4, long)
+/* gfx940: eight FNUZ fp8 (fp8: e4m3fnuz, bf8: e5m2fnuz) per lane. */
+TILEC_DEFINE_MFMA(f32_16x16x32_fp8_fp8, float, mfmaFloat4, long)
+TILEC_DEFINE_MFMA(f32_32x32x16_fp8_fp8, float, mfmaFloat16, long)
+TILEC_DEFINE_MFMA(f32_16x16x32_bf8_bf8, float, mfmaFloat4, long)
+TILEC_DEFINE_MFMA(f32_32x32x16_bf8_bf8, float, mfmaFloat16, long)
 
 #undef TILEC_DEFINE_MFMA
 

@@ -124,12 +124,13 @@ run_fuzzers() {
   run_fuzzer tilec_pipeline_fuzz .tile tile.dict 30 "$TILEC_ROOT/examples"
 }
 
-# Whether example $1 can compile for target $2: fp8 gemms need fp8 tensor
-# cores (sm_89 and later; AMD's are not supported yet), and tilec rejects
-# them elsewhere with an error that says so.
+# Whether example $1 can compile for target $2: OCP fp8 gemms need fp8
+# tensor cores (sm_89 and later), and tilec rejects them elsewhere with an
+# error that says so (AMD targets compile gemm_fp8 with the FNUZ dtype:
+# hip_defines).
 example_compiles_for() {
   case "$1-$2" in
-  gemm_fp8-sm_80 | gemm_fp8-gfx*) return 1 ;;
+  gemm_fp8-sm_80) return 1 ;;
   # FlashMLA's Hopper kernel: wgmma, setmaxnreg, 225 KiB of shared memory
   # (flashmla_decode_pipelined.tile is the portable form).
   flashmla_decode-sm_80 | flashmla_decode-gfx*) return 1 ;;
@@ -172,9 +173,11 @@ run_nvcc_checks() {
 }
 
 # Examples whose default tiles are sized for NVIDIA's shared memory (over
-# the 64 KiB of LDS an AMD block has) are compiled for AMD with these -D.
+# the 64 KiB of LDS an AMD block has) are compiled for AMD with these -D;
+# gemm_fp8 takes AMD's FNUZ fp8 (MFMA on gfx940, vector ALUs on gfx90a).
 hip_defines() {
   case $1 in
+  gemm_fp8) echo "-D dtype=float8_e4m3fnuz -D block_K=64" ;;
   flash_attention | gqa_attention | varlen_attention) echo "-D block_M=64" ;;
   flash_attention_bwd) echo "-D block_M=32 -D num_stages=1" ;;
   flash_decoding) echo "-D num_stages=1" ;;

@@ -56,6 +56,32 @@ TEST_CASE("bit patterns of the narrow formats", "[interp]") {
   CHECK(std::isnan(asFloat(fromBits(DType::Float8E4M3, 0x7f))));
 }
 
+// AMD's FNUZ fp8 (the formats gfx940's MFMA reads): e4m3fnuz has bias 8,
+// its largest value 0x7f = 1.875 * 2^7 = 240 and its smallest subnormal
+// 0x01 = 2^-10; e5m2fnuz bias 16, 0x7f = 1.75 * 2^15 = 57344. 0x80 is
+// the one NaN, and there is no negative zero.
+TEST_CASE("FNUZ fp8 formats", "[interp]") {
+  CHECK(toBits(DType::Float8E4M3FNUZ, fromFloat(1.0)) == 0x40);
+  CHECK(toBits(DType::Float8E5M2FNUZ, fromFloat(1.0)) == 0x40);
+  CHECK(toBits(DType::Float8E4M3FNUZ, fromFloat(-2.0)) == 0xc8);
+  CHECK(roundToFloat(DType::Float8E4M3FNUZ, 240.0) == 240.0);
+  CHECK(roundToFloat(DType::Float8E4M3FNUZ, 1000.0) == 240.0);
+  CHECK(roundToFloat(DType::Float8E5M2FNUZ, -1e9) == -57344.0);
+  CHECK(roundToFloat(DType::Float8E4M3FNUZ, 1.0625) == 1.0); // tie to even
+  CHECK(toBits(DType::Float8E4M3FNUZ, fromFloat(240.0)) == 0x7f);
+  CHECK(toBits(DType::Float8E5M2FNUZ, fromFloat(57344.0)) == 0x7f);
+  CHECK(asFloat(fromBits(DType::Float8E4M3FNUZ, 0x01)) == std::ldexp(1.0, -10));
+  CHECK(toBits(DType::Float8E4M3FNUZ, fromFloat(-0.0)) == 0x00);
+  CHECK(toBits(DType::Float8E4M3FNUZ,
+               fromDouble(DType::Float8E4M3FNUZ, -1e-9)) == 0x00);
+  CHECK(toBits(DType::Float8E4M3FNUZ, fromFloat(NAN)) == 0x80);
+  CHECK(std::isnan(asFloat(fromBits(DType::Float8E5M2FNUZ, 0x80))));
+  for (DType T : {DType::Float8E4M3FNUZ, DType::Float8E5M2FNUZ})
+    for (uint64_t Bits = 0; Bits < 0x100; ++Bits)
+      if (Bits != 0x80)
+        REQUIRE(toBits(T, fromBits(T, Bits)) == Bits);
+}
+
 TEST_CASE("integer wrapping and conversions", "[interp]") {
   CHECK(wrapInt(DType::Int8, 130) == -126);
   CHECK(wrapInt(DType::UInt8, -1) == 255);

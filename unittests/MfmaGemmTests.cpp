@@ -159,8 +159,12 @@ MmaPlan plan(int64_t M, int64_t N, int64_t K, int64_t MW, int64_t NW,
   MmaPlan P{};
   P.M = M, P.N = N, P.K = K, P.MWarps = MW, P.NWarps = NW;
   P.TransA = TransA, P.TransB = TransB;
-  P.In = S.K == 32 ? DType::Int8 : DType::Float16;
-  P.Acc = S.K == 32 ? DType::Int32 : DType::Float32;
+  // Eight items per lane: gfx940's int8 (16x16x32) or fp8 (both shapes).
+  bool EightBit = S.operandElems() == 8;
+  P.In = !EightBit      ? DType::Float16
+         : S.Tile == 16 ? DType::Int8
+                        : DType::Float8E4M3FNUZ;
+  P.Acc = P.In == DType::Int8 ? DType::Int32 : DType::Float32;
   P.Mfma = S;
   return P;
 }
@@ -174,6 +178,7 @@ TEST_CASE("lower-mfma computes the block product", "[mfma]") {
       simulate(plan(64, 64, 32, 2, 2, {16, 16}, TA, TB), false);
       simulate(plan(64, 128, 16, 1, 2, {32, 8}, TA, TB), false);
       simulate(plan(32, 32, 64, 2, 1, {16, 32}, TA, TB), false);
+      simulate(plan(64, 64, 32, 1, 2, {32, 16}, TA, TB), false);
     }
 }
 
@@ -193,6 +198,7 @@ TEST_CASE("lower-mfma with k_pack computes the block product", "[mfma]") {
       simulate(plan(64, 128, 32, 1, 2, {32, 8}, TA, TB, 2), false);
       simulate(plan(32, 32, 128, 2, 1, {16, 32}, TA, TB, 2), false);
       simulate(plan(32, 32, 64, 1, 1, {16, 16}, TA, TB, 4), false);
+      simulate(plan(64, 64, 64, 1, 2, {32, 16}, TA, TB, 2), false);
     }
   simulate(plan(64, 64, 64, 2, 2, {16, 16}, false, true, 2), true);
   simulate(plan(32, 64, 32, 1, 2, {32, 8}, false, false, 2), true);

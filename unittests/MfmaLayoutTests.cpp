@@ -12,7 +12,8 @@
 //     each of those; in 16x16 tiles lane l holds rows 4 * (l / 16) .. +4).
 // Every element of every instruction tile is checked, for every shape
 // T.gemm uses: 16x16x16 (f16, bf16_1k, gfx90a i8), 32x32x8 (f16,
-// bf16_1k) and 16x16x32 (gfx940 i8).
+// bf16_1k), 16x16x32 (gfx940 i8, fp8_fp8, bf8_bf8) and 32x32x16 (gfx940
+// fp8_fp8, bf8_bf8: eight 8-bit items per lane, lanes 32-63 on k 8-15).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +46,7 @@ LaneItem refAccumulator(MfmaShape S, int64_t I, int64_t J) {
   return {J + S.Tile * ((I / 4) % Groups), 4 * (I / (4 * Groups)) + I % 4};
 }
 
-const MfmaShape Shapes[] = {{16, 16}, {32, 8}, {16, 32}};
+const MfmaShape Shapes[] = {{16, 16}, {32, 8}, {16, 32}, {32, 16}};
 
 /// (lane, item) -> (row, col) of \p L, through its forward map.
 std::pair<int64_t, int64_t> at(const Layout &L, int64_t Lane, int64_t Item) {
@@ -141,12 +142,14 @@ TEST_CASE("MFMA block fragments of C", "[mfma]") {
   checkFragmentC(64, 64, 32, 32, {16, 16});
   checkFragmentC(128, 64, 64, 32, {32, 8});
   checkFragmentC(32, 128, 32, 32, {16, 32});
+  checkFragmentC(64, 128, 32, 64, {32, 16});
 }
 
 TEST_CASE("MFMA block fragments of A and B", "[mfma]") {
   checkFragmentA(64, 64, 32, 32, 32, {16, 16});
   checkFragmentA(64, 128, 16, 64, 32, {32, 8});
   checkFragmentA(32, 32, 64, 16, 32, {16, 32});
+  checkFragmentA(64, 64, 64, 32, 64, {32, 16});
   // B ([K, N]) is A's construction on the columns: its transpose ([N, K])
   // equals A's fragment of the transposed problem with the roles of the
   // wavefront grid's axes exchanged.
@@ -168,7 +171,7 @@ TEST_CASE("MFMA packs (k_pack): each instruction of a pack is AMD's "
           "layout over its own k, A and B alike",
           "[mfma]") {
   const MfmaShape Packed[] = {
-      {16, 16, 2}, {32, 8, 2}, {16, 32, 2}, {16, 16, 4}};
+      {16, 16, 2}, {32, 8, 2}, {16, 32, 2}, {16, 16, 4}, {32, 16, 2}};
   for (MfmaShape S : Packed) {
     INFO("tile " << S.Tile << " k " << S.K << " k_pack " << S.KPack);
     Layout A = makeMfmaLaneLayoutA(S), B = makeMfmaLaneLayoutB(S);
@@ -207,4 +210,5 @@ TEST_CASE("MFMA block fragments of packed A", "[mfma]") {
   checkFragmentA(64, 64, 64, 32, 32, {16, 16, 2});
   checkFragmentA(64, 128, 32, 64, 32, {32, 8, 2});
   checkFragmentA(32, 32, 128, 16, 32, {16, 32, 2});
+  checkFragmentA(64, 64, 64, 32, 32, {32, 16, 2});
 }

@@ -50,6 +50,10 @@ const char *codegen::cTypeOf(DType T, const Dialect &D) {
     return D.Float8E4M3Type;
   case DType::Float8E5M2:
     return D.Float8E5M2Type;
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2FNUZ:
+    // No toolchain has them: the runtime header's software conversions.
+    return cTypeName(T).data();
   case DType::Int4:
   case DType::UInt4:
   case DType::Float4E2M1:
@@ -65,8 +69,7 @@ bool codegen::isPackedBuffer(const Type &T) {
 }
 
 bool codegen::isNarrowFloat(DType T) {
-  return T == DType::Float16 || T == DType::BFloat16 ||
-         T == DType::Float8E4M3 || T == DType::Float8E5M2;
+  return T == DType::Float16 || T == DType::BFloat16 || isFloat8(T);
 }
 
 std::string codegen::operand(const Expr &E, int Min) {
@@ -370,6 +373,8 @@ Expr ExprEmitter::toFloat(Expr E, DType T) {
     return call(Dial.BFloat16ToFloat, {E});
   case DType::Float8E4M3:
   case DType::Float8E5M2:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2FNUZ:
     return call("static_cast<float>", {E});
   default:
     return {"(float)" + operand(E, PrecUnary), PrecUnary};
@@ -386,6 +391,8 @@ Expr ExprEmitter::fromFloat(Expr E, DType T, const Operation &Ctx) {
     return call(Dial.FloatToBFloat16, {E});
   case DType::Float8E4M3:
   case DType::Float8E5M2:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2FNUZ:
     return call(typeName(T, Ctx), {E});
   case DType::Bool:
     return {operand(E, PrecEquality) + " != 0.0f", PrecEquality};

@@ -811,7 +811,7 @@ void KernelEmitter::emitShfl(const Operation &Op) {
   bool ViaInt = isInteger(T) && bitWidth(T) < 32;
   bool ViaFloat =
       (T == DType::Float16 || T == DType::BFloat16) && !D.ShflNarrowFloat;
-  if (T == DType::Float8E4M3 || T == DType::Float8E5M2)
+  if (isFloat8(T))
     E.fail(Op, diag::err_codegen_unsupported,
            fmt::format("shfl on {}", tileLangName(T)));
   if (ViaInt)

@@ -256,6 +256,10 @@ static bool mfmaTypesMatch(StringRef Instr, DType AB, DType D) {
     return AB == DType::BFloat16 && D == DType::Float32;
   if (Instr == "i32_16x16x16i8" || Instr == "i32_16x16x32_i8")
     return AB == DType::Int8 && D == DType::Int32;
+  if (Instr == "f32_16x16x32_fp8_fp8" || Instr == "f32_32x32x16_fp8_fp8")
+    return AB == DType::Float8E4M3FNUZ && D == DType::Float32;
+  if (Instr == "f32_16x16x32_bf8_bf8" || Instr == "f32_32x32x16_bf8_bf8")
+    return AB == DType::Float8E5M2FNUZ && D == DType::Float32;
   return false;
 }
 

@@ -265,14 +265,14 @@ struct WgmmaOperand {
 
 } // namespace
 
-/// The wgmma's shared operand in group \p G, or nullopt for A in registers.
-static std::optional<WgmmaOperand> wgmmaShared(Machine &Mach,
-                                               const Operation &Op, unsigned G,
-                                               llvm::StringRef Layout,
-                                               llvm::StringRef Major) {
+/// The wgmma's shared operand in group \p G as the warpgroup of thread \p
+/// Base addresses it, or nullopt for A in registers.
+static std::optional<WgmmaOperand>
+wgmmaShared(Machine &Mach, const Operation &Op, unsigned G, int64_t Base,
+            llvm::StringRef Layout, llvm::StringRef Major) {
   if (Mach.buffer(Op, Op.getGroup(G)[0]).Scope != Scope::Shared)
     return std::nullopt;
-  ElemRef First = Mach.elem(Op, G, 0);
+  ElemRef First = Mach.elem(Op, G, Base);
   std::vector<int64_t> L = *Op.getIntArrayAttr(Layout);
   int64_t Start = First.Buf->SharedOffset +
                   First.Flat * int64_t(storageBytes(First.Buf->Elem));
@@ -305,12 +305,13 @@ void Machine::execWgmma(const Operation &Op, const Mask &M) {
     fail(Op, "wgmma shape '" + Shape.str() + "' is not supported");
   int64_t N = std::stoll(Parts[1].str()), K = std::stoll(Parts[2].str());
   requireWholeWarps(Op, M, 128);
-  std::optional<WgmmaOperand> SA =
-      wgmmaShared(*this, Op, 1, "a_layout", "a_mn_major");
-  WgmmaOperand SB = *wgmmaShared(*this, Op, 2, "b_layout", "b_mn_major");
   for (int64_t Base = 0; Base < NumThreads; Base += 128) {
     if (!M[Base])
       continue;
+    std::optional<WgmmaOperand> SA =
+        wgmmaShared(*this, Op, 1, Base, "a_layout", "a_mn_major");
+    WgmmaOperand SB =
+        *wgmmaShared(*this, Op, 2, Base, "b_layout", "b_mn_major");
     std::vector<double> A(64 * K), B(K * N);
     if (!SA)
       A = wgmmaRegisterA(*this, Op, Base, K);

@@ -12,6 +12,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
 #include <limits>
+#include <set>
 
 using namespace tilec;
 using namespace tilec::interp;
@@ -30,7 +31,7 @@ void Machine::fail(const Operation &Op, const std::string &Msg,
   if (Thread >= 0)
     OS << ", thread " << Thread;
   OS << ")";
-  throw InterpError{&Op, OS.str()};
+  throw InterpError{&Op, OS.str(), {}};
 }
 
 uint64_t Machine::get(const Value *V, int64_t T) const {
@@ -450,14 +451,17 @@ void Machine::execCpAsyncSync(const Operation &Op, const Mask &M) {
       CpOpen[T].clear();
       continue;
     }
-    size_t Pending = *Op.getIntAttr("pending");
-    while (CpGroups[T].size() > Pending) {
-      for (PendingCopy &C : CpGroups[T].front()) {
-        C.Dst.Buf->Data[C.Dst.Flat] = C.Values[0];
-        noteWrite(C.Dst, T);
-      }
-      CpGroups[T].erase(CpGroups[T].begin());
+    landCopies(T, *Op.getIntAttr("pending"));
+  }
+}
+
+void Machine::landCopies(int64_t T, size_t Pending) {
+  while (CpGroups[T].size() > Pending) {
+    for (PendingCopy &C : CpGroups[T].front()) {
+      C.Dst.Buf->Data[C.Dst.Flat] = C.Values[0];
+      noteWrite(C.Dst, T);
     }
+    CpGroups[T].erase(CpGroups[T].begin());
   }
 }
 
@@ -472,17 +476,48 @@ static int64_t countActive(const Mask &M) {
   return N;
 }
 
+std::string Machine::groupName() const {
+  int64_t G = Sched.current();
+  if (GroupSize == NumThreads)
+    return "the block";
+  return "warpgroup " + std::to_string(G) + " (threads " +
+         std::to_string(G * GroupSize) + "-" +
+         std::to_string((G + 1) * GroupSize - 1) + ")";
+}
+
+/// A block barrier needs the whole running group; a named one counts the
+/// arrivals of every group and completes at `count`. Threads that only
+/// arrive (`arrive = true`) go on; the others wait for the completion.
 void Machine::execBarrier(const Operation &Op, const Mask &M) {
   if (Op.getStringAttr("scope").value_or("block") == "grid")
     fail(Op, "grid barriers (T.sync_grid) are not supported by the "
              "interpreter, which runs one block at a time");
-  ++Epoch;
   int64_t Active = countActive(M);
-  int64_t Expected = Op.getIntAttr("count").value_or(NumThreads);
-  if (Active != Expected)
+  std::optional<int64_t> Count = Op.getIntAttr("count");
+  if (!Count && Active != GroupSize)
     fail(Op, "barrier reached by " + std::to_string(Active) + " of " +
-                 std::to_string(Expected) +
-                 " threads: the others never arrive (a deadlock on a GPU)");
+                 std::to_string(GroupSize) + " threads" +
+                 (GroupSize == NumThreads ? "" : " of " + groupName()) +
+                 ": the others never arrive (a deadlock on a GPU)");
+  int64_t Id = Op.getIntAttr("id").value_or(0);
+  int64_t Expected = Count.value_or(NumThreads);
+  NamedBarrier &B = Barriers[Id];
+  B.Arrived += Active;
+  if (B.Arrived >= Expected) {
+    B.Arrived = 0;
+    ++B.Generation;
+    ++Epoch;
+    return;
+  }
+  if (Op.getBoolAttr("arrive").value_or(false))
+    return;
+  int64_t Gen = B.Generation;
+  Sched.wait([this, Id, Gen] { return Barriers[Id].Generation != Gen; }, Op,
+             [this, Id, Expected, Who = groupName()] {
+               return Who + " waits at barrier " + std::to_string(Id) + " (" +
+                      std::to_string(Barriers[Id].Arrived) + " of " +
+                      std::to_string(Expected) + " threads arrived)";
+             });
 }
 
 void Machine::tryCompletePhase(Buffer &B, int64_t I) {
@@ -511,20 +546,44 @@ void Machine::execMBarrier(const Operation &Op, const Mask &M) {
       B.BarTx[I] += asInt(get(Op.getOperand(Op.getGroupStart(1)), T));
       continue;
     }
-    if (Op.is(OpKind::MBarrierArrive)) {
-      ++B.BarArrived[I];
-      tryCompletePhase(B, I);
-      continue;
+    // cp.async.mbarrier.arrive.noinc: the arrival waits for the thread's
+    // earlier cp.asyncs, committed or not, so their data lands first.
+    if (Op.getBoolAttr("cp_async").value_or(false)) {
+      CpGroups[T].push_back(std::move(CpOpen[T]));
+      CpOpen[T].clear();
+      landCopies(T, 0);
     }
-    ++Epoch; // a completed phase orders the arrivers' writes before us
-    int64_t Parity = asInt(get(Op.getOperand(Op.getGroupStart(1)), T)) & 1;
-    if ((B.BarPhase[I] & 1) == Parity)
-      fail(Op,
-           "mbarrier wait on a phase that has not completed: the threads "
-           "that would complete it run after this one in the interpreter's "
-           "lock-step schedule, or never arrive",
-           T);
+    ++B.BarArrived[I];
+    tryCompletePhase(B, I);
   }
+}
+
+std::string Machine::mbarrierName(const Buffer &B, int64_t I) const {
+  return "mbarrier '" + B.Name + "'[" + std::to_string(I) + "] (" +
+         std::to_string(B.BarArrived[I]) + " of " +
+         std::to_string(B.BarCount[I]) + " arrivals, " +
+         std::to_string(B.BarTx[I]) + " transaction bytes outstanding)";
+}
+
+/// mbarrier.try_wait.parity P returns once the phase of parity P has
+/// completed, i.e. the current phase's parity differs from P. The running
+/// group waits until that holds for each of its active threads.
+void Machine::execMBarrierWait(const Operation &Op, const Mask &M) {
+  Buffer &B = buffer(Op, Op.getOperand(0));
+  std::set<std::pair<int64_t, int64_t>> Waits; // (barrier, parity)
+  for (int64_t T = 0; T < NumThreads; ++T)
+    if (M[T])
+      Waits.insert({elem(Op, 0, T).Flat,
+                    asInt(get(Op.getOperand(Op.getGroupStart(1)), T)) & 1});
+  for (const std::pair<int64_t, int64_t> &W : Waits) {
+    int64_t Bar = W.first, P = W.second;
+    Sched.wait([&B, Bar, P] { return (B.BarPhase[Bar] & 1) != P; }, Op,
+               [this, &B, Bar, P, Who = groupName()] {
+                 return Who + " waits on " + mbarrierName(B, Bar) +
+                        " for the phase of parity " + std::to_string(P);
+               });
+  }
+  ++Epoch; // a completed phase orders the arrivers' writes before us
 }
 
 //===----------------------------------------------------------------------===//
@@ -561,7 +620,8 @@ void Machine::execFor(const Operation &Op, const Mask &M) {
       return;
     std::vector<uint64_t> &Lanes = def(Arg);
     for (int64_t T = 0; T < NumThreads; ++T)
-      Lanes[T] = fromInt(Iv[T]);
+      if (Iter[T])
+        Lanes[T] = fromInt(Iv[T]);
     runBlock(Op.getBody(), Iter);
     finishIteration(Live);
     for (int64_t T = 0; T < NumThreads; ++T)
@@ -630,9 +690,14 @@ void Machine::exec(const Operation &Op, Mask &M) {
     return execBarrier(Op, M);
   case OpKind::MBarrierInit:
   case OpKind::MBarrierArrive:
-  case OpKind::MBarrierWait:
   case OpKind::MBarrierExpectTx:
     return execMBarrier(Op, M);
+  case OpKind::MBarrierWait:
+    return execMBarrierWait(Op, M);
+  case OpKind::SetMaxNReg:
+    // Register counts do not change what a thread computes; setmaxnreg
+    // must be executed by whole warpgroups.
+    return requireWholeWarps(Op, M, 128);
   case OpKind::TmaLoad:
     return execTmaLoad(Op, M);
   case OpKind::FenceProxyAsync:
@@ -705,8 +770,22 @@ void Machine::runKernelBlock(const Block &Body) {
   ExitState.assign(NumThreads, 0);
   CpGroups.assign(NumThreads, {});
   CpOpen.assign(NumThreads, {});
-  Mask M(NumThreads, 1);
-  runBlock(Body, M);
+  Barriers.clear();
+  // Warpgroups run as separate groups, so that a warp-specialized
+  // kernel's roles can wait on each other.
+  GroupSize = NumThreads > 128 && NumThreads % 128 == 0 ? 128 : NumThreads;
+  std::string Where = " (block (" + std::to_string(BlockIdx[0]) + ", " +
+                      std::to_string(BlockIdx[1]) + ", " +
+                      std::to_string(BlockIdx[2]) + "))";
+  Sched.run(
+      NumThreads / GroupSize,
+      [this, &Body](int64_t G) {
+        Mask M(NumThreads, 0);
+        std::fill(M.begin() + G * GroupSize, M.begin() + (G + 1) * GroupSize,
+                  1);
+        runBlock(Body, M);
+      },
+      Where);
 }
 
 void Machine::runHost(const Operation &Func, llvm::ArrayRef<int64_t> Symbols,
@@ -759,6 +838,8 @@ bool tilec::interp::runFunc(const Operation &Func,
     Mach.runHost(Func, SymbolValues, Bufs);
   } catch (const InterpError &E) {
     Diags.report(E.Op->getLoc(), diag::err_interp) << E.Message;
+    for (const auto &[Op, What] : E.Notes)
+      Diags.report(Op->getLoc(), diag::note_interp) << What;
     return false;
   }
   for (size_t I = 0; I < Params.size(); ++I)

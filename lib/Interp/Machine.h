@@ -8,9 +8,11 @@
 #ifndef TILEC_LIB_INTERP_MACHINE_H
 #define TILEC_LIB_INTERP_MACHINE_H
 
+#include "Scheduler.h"
 #include "tilec/IR/Operation.h"
 #include "tilec/Support/Target.h"
 #include <array>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -18,12 +20,6 @@
 
 namespace tilec {
 namespace interp {
-
-/// Why a run stops: the op and a message that names block and thread.
-struct InterpError {
-  const ir::Operation *Op;
-  std::string Message;
-};
 
 /// A buffer: global (one copy), shared (one per block) or local/var (one
 /// per thread, PerThread elements apart).
@@ -132,10 +128,27 @@ private:
   void execAtomic(const ir::Operation &Op, const Mask &M);
   void execCpAsync(const ir::Operation &Op, const Mask &M);
   void execCpAsyncSync(const ir::Operation &Op, const Mask &M);
+  /// Lands thread \p T's oldest committed cp.async groups until \p Pending
+  /// remain.
+  void landCopies(int64_t T, size_t Pending);
   void execBarrier(const ir::Operation &Op, const Mask &M);
   void execMBarrier(const ir::Operation &Op, const Mask &M);
+  void execMBarrierWait(const ir::Operation &Op, const Mask &M);
+
+  /// The running group's name and threads, for messages.
+  std::string groupName() const;
+  std::string mbarrierName(const Buffer &B, int64_t I) const;
 
   std::unordered_map<std::string, int64_t> SymbolValues;
+  /// The block's threads run in groups of GroupSize (Scheduler.h).
+  Scheduler Sched;
+  int64_t GroupSize = 1;
+  /// Named barriers (id 0 is the block's): threads arrived in the current
+  /// generation, and generations completed.
+  struct NamedBarrier {
+    int64_t Arrived = 0, Generation = 0;
+  };
+  std::map<int64_t, NamedBarrier> Barriers;
   int64_t Epoch = 0;              // barriers executed in this block
   std::vector<int64_t> ExitState; // per thread: 0 running, 1 continue, 2 break
   std::vector<std::vector<std::vector<PendingCopy>>> CpGroups; // thread, group

@@ -14,12 +14,16 @@ struct FloatFormat {
   int MantBits;
   bool HasInf;     // false: fp8 e4m3 (all-ones exponent is finite but 0x7f)
   bool Saturating; // overflow gives the largest finite value, not inf
-  int bias() const { return (1 << (ExpBits - 1)) - 1; }
+  /// AMD's FNUZ fp8: bias one higher, every exponent finite, no negative
+  /// zero, and the pattern of negative zero (sign bit alone) is the NaN.
+  bool Fnuz = false;
+  int bias() const { return (1 << (ExpBits - 1)) - 1 + (Fnuz ? 1 : 0); }
   int minExp() const { return 1 - bias(); }
+  uint64_t nanBits() const { return uint64_t(1) << (ExpBits + MantBits); }
   double maxFinite() const {
     int MaxExp = (1 << ExpBits) - 1 - bias() - (HasInf ? 1 : 0);
-    double MaxMant = HasInf ? 2.0 - std::ldexp(1.0, -MantBits)
-                            : 2.0 - std::ldexp(1.0, 1 - MantBits);
+    double MaxMant = HasInf || Fnuz ? 2.0 - std::ldexp(1.0, -MantBits)
+                                    : 2.0 - std::ldexp(1.0, 1 - MantBits);
     return std::ldexp(MaxMant, MaxExp);
   }
 };
@@ -38,6 +42,10 @@ FloatFormat formatOf(DType T) {
     return {5, 2, true, true};
   case DType::Float4E2M1:
     return {2, 1, false, true};
+  case DType::Float8E4M3FNUZ:
+    return {4, 3, false, true, true};
+  case DType::Float8E5M2FNUZ:
+    return {5, 2, false, true, true};
   default:
     assert(false && "not a narrow float type");
     return {11, 52, true, false};
@@ -45,14 +53,18 @@ FloatFormat formatOf(DType T) {
 }
 
 double roundToFormat(const FloatFormat &F, double D) {
+  if (F.Fnuz && std::isinf(D))
+    return std::copysign(F.maxFinite(), D);
   if (std::isnan(D) || std::isinf(D) || D == 0.0)
-    return D;
+    return F.Fnuz && D == 0.0 ? 0.0 : D;
   int E;
   std::frexp(D, &E); // |D| = m * 2^E, m in [0.5, 1)
   int Exp = std::max(E - 1, F.minExp());
   double Ulp = std::ldexp(1.0, Exp - F.MantBits);
   double R = std::nearbyint(D / Ulp) * Ulp;
   double Max = F.maxFinite();
+  if (F.Fnuz && R == 0.0)
+    return 0.0;
   if (std::fabs(R) <= Max)
     return R;
   if (F.Saturating || !F.HasInf)
@@ -64,13 +76,15 @@ uint64_t encode(const FloatFormat &F, double D) {
   uint64_t Sign = std::signbit(D) ? 1 : 0;
   uint64_t SignBit = Sign << (F.ExpBits + F.MantBits);
   uint64_t ExpOnes = (uint64_t(1) << F.ExpBits) - 1;
+  if (std::isnan(D) && F.Fnuz)
+    return F.nanBits();
   if (std::isnan(D))
     return SignBit | (ExpOnes << F.MantBits) | ((1u << F.MantBits) - 1);
   if (std::isinf(D))
     return SignBit | (ExpOnes << F.MantBits);
   double A = std::fabs(D);
   if (A == 0.0)
-    return SignBit;
+    return F.Fnuz ? 0 : SignBit;
   int E;
   std::frexp(A, &E);
   int Exp = E - 1;
@@ -89,10 +103,12 @@ double decode(const FloatFormat &F, uint64_t Bits) {
   uint64_t Exp = (Bits >> F.MantBits) & ExpOnes;
   bool Neg = (Bits >> (F.ExpBits + F.MantBits)) & 1;
   double V;
+  if (F.Fnuz && Bits == F.nanBits())
+    return std::numeric_limits<double>::quiet_NaN();
   if (Exp == ExpOnes && F.HasInf)
     V = Mant ? std::numeric_limits<double>::quiet_NaN()
              : std::numeric_limits<double>::infinity();
-  else if (Exp == ExpOnes && Mant == MantMask && F.ExpBits == 4)
+  else if (Exp == ExpOnes && Mant == MantMask && F.ExpBits == 4 && !F.Fnuz)
     V = std::numeric_limits<double>::quiet_NaN();
   else if (Exp == 0)
     V = std::ldexp(double(Mant), F.minExp() - F.MantBits);

@@ -7,8 +7,8 @@
 // the tensor read as zero. The interpreter lands the data when the load is
 // issued and then takes its bytes off the mbarrier's expected transaction
 // count, so the phase completes once every arrival and every byte is in: a
-// consumer that waits on it before the producer has issued its loads is
-// reported like any wait on an incomplete phase.
+// consumer warpgroup that waits on it runs again once the producer has
+// issued its loads (Scheduler.h).
 //
 //===----------------------------------------------------------------------===//
 #include "Machine.h"

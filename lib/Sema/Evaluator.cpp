@@ -1036,13 +1036,6 @@ std::optional<DType> Interp::dtypeOf(const Value &V, llvm::SMRange R,
   if (V.isStr()) {
     if (auto T = parseTileLangDType(V.getStr()))
       return T;
-    if (llvm::StringRef(V.getStr()).endswith("fnuz")) {
-      error(R, diag::err_feature_unsupported)
-          << "dtype '" + V.getStr() +
-                 "' (an FNUZ fp8 encoding, gfx940's MFMA format; tilec's "
-                 "fp8 dtypes are the OCP float8_e4m3 and float8_e5m2)";
-      return std::nullopt;
-    }
     error(R, diag::err_unknown_dtype) << V.getStr();
     return std::nullopt;
   }

@@ -246,6 +246,10 @@ static double floatMax(DType T) {
     return 57344.0;
   case DType::Float4E2M1:
     return 6.0;
+  case DType::Float8E4M3FNUZ:
+    return 240.0;
+  case DType::Float8E5M2FNUZ:
+    return 57344.0;
   default:
     return std::numeric_limits<double>::max();
   }

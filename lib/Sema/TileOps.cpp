@@ -400,6 +400,8 @@ static std::vector<DType> accumulatorsFor(DType In) {
   case DType::BFloat16:
   case DType::Float8E4M3:
   case DType::Float8E5M2:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2FNUZ:
   case DType::Float32:
     return {DType::Float32};
   case DType::Float64:

@@ -33,6 +33,8 @@ const DTypeInfo Table[NumDTypes] = {
     {"int4", "i4", "int4_t", 4},
     {"uint4", "u4", "uint4_t", 4},
     {"float4_e2m1", "f4e2m1", "fp4_e2_t", 4},
+    {"float8_e4m3fnuz", "f8e4m3fnuz", "tilec::fp8_e4m3fnuz", 8},
+    {"float8_e5m2fnuz", "f8e5m2fnuz", "tilec::fp8_e5m2fnuz", 8},
 };
 
 const DTypeInfo &info(DType T) { return Table[unsigned(T)]; }
@@ -84,10 +86,20 @@ bool tilec::isFloat(DType T) {
   case DType::Float8E4M3:
   case DType::Float8E5M2:
   case DType::Float4E2M1:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2FNUZ:
     return true;
   default:
     return false;
   }
+}
+
+bool tilec::isFloat8(DType T) {
+  return T == DType::Float8E4M3 || T == DType::Float8E5M2 || isFnuz(T);
+}
+
+bool tilec::isFnuz(DType T) {
+  return T == DType::Float8E4M3FNUZ || T == DType::Float8E5M2FNUZ;
 }
 
 bool tilec::isSigned(DType T) {

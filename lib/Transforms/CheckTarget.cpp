@@ -121,17 +121,15 @@ private:
     return false;
   }
 
-  /// Why an fp8 T.gemm cannot run on an AMD target.
+  /// Why an OCP fp8 T.gemm cannot run on an AMD target.
   static std::string amdFp8Reason(const Target &Tgt) {
     if (!Tgt.MfmaFp8)
       return Tgt.Name + " has no fp8 MFMA instructions (gfx940 has)";
     return "its fp8 MFMA instructions (v_mfma_f32_16x16x32_fp8_fp8, "
-           "_32x32x16_fp8_fp8 and the bf8 forms, which Debian's hipcc 5.2 "
-           "compiles for gfx940) read the FNUZ encodings "
-           "(float8_e4m3fnuz, float8_e5m2fnuz: exponent bias 8 and 16, NaN "
-           "at 0x80, no infinity), not the OCP float8_e4m3 and "
-           "float8_e5m2 that tilec's fp8 dtypes hold; tilec has no FNUZ "
-           "dtypes yet";
+           "_32x32x16_fp8_fp8 and the bf8 forms) read the FNUZ encodings "
+           "(exponent bias 8 and 16, NaN at 0x80, no infinity or negative "
+           "zero), not the OCP encodings of float8_e4m3 and float8_e5m2; "
+           "give T.gemm T.float8_e4m3fnuz or T.float8_e5m2fnuz operands";
   }
 
   /// fp8 needs sm_89+; int4 mma.sync (every CUDA target); AMD: see

@@ -231,6 +231,7 @@ REFERENCES = {
     "gemm_transpose@k_pack_nt": gemm_nt,
     "splitk_gemm": gemm,
     "gemm_int8": gemm_nt,
+    "gemm_fp8": gemm_nt,
     "gemm_epilogue": gemm_epilogue,
     "reduce": reduce,
     "softmax": softmax,

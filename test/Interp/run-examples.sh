@@ -8,7 +8,8 @@
 #
 #   run-examples.sh TILEC TILEC_RUN PYTHON EXAMPLES_DIR TARGET WORK_DIR [FLAG...]
 #
-# FLAGs go to tilec for TARGET (e.g. --no-tma).
+# FLAGs go to tilec for TARGET (e.g. --no-tma). SHAPES names another list
+# of examples and flags than shapes.txt.
 set -u
 TILEC=$1 RUN=$2 PYTHON=$3 EXAMPLES=$4 TARGET=$5 WORK=$6
 shift 6
@@ -49,5 +50,5 @@ while IFS=: read -r name rest; do
     continue
   fi
   echo "PASS $name ($TARGET)"
-done <"$HERE/shapes.txt"
+done <"${SHAPES:-$HERE/shapes.txt}"
 exit $status

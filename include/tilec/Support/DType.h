@@ -37,10 +37,14 @@ enum class DType : uint8_t {
   Int4,
   UInt4,
   Float4E2M1,
+  /// AMD's fp8 encodings (gfx940's MFMA reads them): exponent bias 8 and
+  /// 16, no infinities, no negative zero, NaN the one pattern 0x80.
+  Float8E4M3FNUZ,
+  Float8E5M2FNUZ,
 };
 
 /// Number of DType enumerators (for tables and exhaustive tests).
-constexpr unsigned NumDTypes = unsigned(DType::Float4E2M1) + 1;
+constexpr unsigned NumDTypes = unsigned(DType::Float8E5M2FNUZ) + 1;
 
 /// TileLang spelling and its aliases ("float16", "half", "fp16", "float",
 /// "int", "bool", "float8_e4m3fn", ...). Also accepts the IR spellings.
@@ -49,7 +53,7 @@ std::optional<DType> parseTileLangDType(llvm::StringRef Name);
 llvm::StringRef tileLangName(DType T);
 
 /// IR spelling: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 f8e4m3
-/// f8e5m2 i4 u4 f4e2m1.
+/// f8e5m2 i4 u4 f4e2m1 f8e4m3fnuz f8e5m2fnuz.
 llvm::StringRef irName(DType T);
 std::optional<DType> parseIRDType(llvm::StringRef Name);
 
@@ -73,6 +77,10 @@ bool isInteger(DType T);
 bool isSigned(DType T);
 bool isUnsigned(DType T);
 bool isBool(DType T);
+/// The 8-bit float types, OCP (e4m3, e5m2) and FNUZ.
+bool isFloat8(DType T);
+/// The FNUZ fp8 types.
+bool isFnuz(DType T);
 
 } // namespace tilec
 

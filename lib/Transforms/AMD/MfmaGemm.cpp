@@ -17,6 +17,10 @@ static bool instructionExists(const MmaPlan &P, int64_t Tile, int64_t K) {
            ((Tile == 16 && K == 16) || (Tile == 32 && K == 8));
   case DType::Int8:
     return P.Acc == DType::Int32 && Tile == 16 && (K == 16 || K == 32);
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2FNUZ:
+    return P.Acc == DType::Float32 &&
+           ((Tile == 16 && K == 32) || (Tile == 32 && K == 16));
   default:
     return false;
   }
@@ -43,6 +47,9 @@ bool tilec::mfmaShapeSupported(const MmaPlan &P, MfmaShape S) {
 std::string tilec::mfmaInstruction(DType In, int64_t Tile, int64_t K) {
   if (In == DType::Int8)
     return K == 32 ? "i32_16x16x32_i8" : "i32_16x16x16i8";
+  if (isFnuz(In))
+    return fmt::format("f32_{0}x{0}x{1}_{2}", Tile, K,
+                       In == DType::Float8E4M3FNUZ ? "fp8_fp8" : "bf8_bf8");
   return fmt::format("f32_{0}x{0}x{1}{2}", Tile, K,
                      In == DType::BFloat16 ? "bf16_1k" : "f16");
 }
@@ -52,6 +59,9 @@ static std::vector<MfmaShape> candidateShapes(const MmaPlan &P,
                                               const Target &Tgt) {
   if (P.In == DType::Int8)
     return {{16, Tgt.MfmaInt8K}};
+  if (isFnuz(P.In))
+    return Tgt.MfmaFp8 ? std::vector<MfmaShape>{{32, 16}, {16, 32}}
+                       : std::vector<MfmaShape>{};
   return {{32, 8}, {16, 16}};
 }
 

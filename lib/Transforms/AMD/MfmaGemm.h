@@ -11,13 +11,16 @@
 //     bf16 -> f32     the same shapes, _bf16_1k forms
 //     int8 -> int32   v_mfma_i32_16x16x32_i8 (gfx940) or
 //                     v_mfma_i32_16x16x16i8 (gfx90a): Target::MfmaInt8K
+//     fp8 FNUZ -> f32 (gfx940, Target::MfmaFp8) v_mfma_f32_32x32x16_fp8_fp8
+//                     or _16x16x32_, the bf8_bf8 forms for e5m2fnuz
 //   and splits the C tile over the block's wavefronts of 64 lanes
 //   (computeWarpPartition with the instruction tile). The gemm's `k_pack`
 //   groups k_pack instructions into one pack (MfmaLayouts.h): K must be a
 //   multiple of k_pack * k and a lane's run of one pack a power of two up
 //   to 16 bytes (k_pack = 2 for f16/bf16 and gfx940 int8: 16 bytes, one
-//   ds_read_b128). Other dtypes (fp8,
-//   tf32, uint8, f16 accumulators) run on the vector ALUs (FMA).
+//   ds_read_b128). Other dtypes (OCP
+//   fp8, which CheckTarget refuses, tf32, uint8, f16 accumulators) run on
+//   the vector ALUs (FMA).
 //   mfmaCoordA/B/C give the per-lane element coordinates of one
 //   instruction tile (MfmaLayouts.h) as IndexExprs over "lane", "wm", "wn".
 // Guarantees: a plan only when the wavefront tiles are multiples of the
