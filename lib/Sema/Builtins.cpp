@@ -265,7 +265,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "print",
                                       "device_assert",
                                       "alloc_tmem",
-                                      "alloc_reducer",
                                       "alloc_descriptor",
                                       "ClusterKernel",
                                       "CUDASourceCodeKernel",
@@ -295,7 +294,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "dp4a",
                                       "call_intrin",
                                       "reducer_init",
-                                      "finalize_reducer",
                                       "get_lane_idx",
                                       "get_warp_idx",
                                       "ldg32",
@@ -312,7 +310,6 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "__log2",
                                       "__sin",
                                       "__cos",
-                                      "tvm_thread_allreduce",
                                       "handle",
                                       "float16x2",
                                       "float32x4"};
