@@ -287,6 +287,21 @@ static std::optional<std::vector<int64_t>> reducedDims(Interp &I,
   return Dims;
 }
 
+/// What a thread contributes: its value, or the reducer's identity where
+/// the condition is false (a compile-time bool or a runtime predicate).
+static ir::Value *contribution(Interp &I, const Value &Cond,
+                               llvm::SMRange CondRange, ir::Value *X,
+                               const CommReducerObj &R) {
+  if (Cond.isBool() && Cond.getBool())
+    return X;
+  DType T = X->getType().getDType();
+  ir::Value *Id = I.toRuntimeAs(R.Identity[0], T, R.IdentityRange);
+  if (!Id || (Cond.isBool() && !Cond.getBool()))
+    return Id;
+  ir::Value *C = I.toRuntime(Cond, CondRange);
+  return C ? I.B.createSelect(I.toCondition(C), X, Id) : nullptr;
+}
+
 Value sema::tTvmThreadAllreduce(Interp &I, BoundArgs &A) {
   if (!checkAllReduceShape(I, A))
     return Value::poison();
@@ -316,15 +331,9 @@ Value sema::tTvmThreadAllreduce(Interp &I, BoundArgs &A) {
                  " (one add, max or min of its two operands is)";
     return Value::poison();
   }
-  auto Cond = I.constBool(A.Rest[2], A.RestRanges[2], "the condition");
-  if (!Cond)
+  X = contribution(I, A.Rest[2], A.RestRanges[2], X, R);
+  if (!X)
     return Value::poison();
-  if (!*Cond) {
-    // Every thread contributes the identity.
-    X = I.toRuntimeAs(R.Identity[0], T, R.IdentityRange);
-    if (!X)
-      return Value::poison();
-  }
   ir::Value *Out =
       I.B.create(ir::OpKind::AllReduce, {X}, {}, {ir::Type::scalar(T)},
                  {{"kind", ir::Attribute::string(*Kind)},
