@@ -238,17 +238,17 @@ static std::optional<int64_t> valueCount(Interp &I, const Value &V,
 
 /// The all-reduce's pieces: size, value, condition, result, thread vars.
 static bool checkAllReduceShape(Interp &I, BoundArgs &A) {
-  auto Size =
-      A.Rest.empty() ? std::nullopt : valueCount(I, A.Rest[0], A.RestRanges[0]);
+  auto Size = A.Rest.empty() ? std::optional<int64_t>(0)
+                             : valueCount(I, A.Rest[0], A.RestRanges[0]);
   if (!Size)
     return false;
-  if (*Size != 1) {
+  if (*Size > 1) {
     I.error(A.RestRanges[0], diag::err_feature_unsupported)
         << "T.tvm_thread_allreduce of " + std::to_string(*Size) +
                " values (one value is)";
     return false;
   }
-  if (A.Rest.size() < 5) {
+  if (*Size != 1 || A.Rest.size() < 5) {
     I.error(A.CallRange, diag::err_thread_allreduce)
         << "expected (1, value, condition, result, thread variables...), "
            "got " +

@@ -339,8 +339,7 @@ private:
                                   "shared destination");
   }
 
-  //===--- Reducers and scalar all-reduces
-  //---------------------------------===//
+  //===--- Reducers and scalar all-reduces -------------------------------===//
 
   /// T.finalize_reducer: every register of the reducer combined across the
   /// threads holding its element (their partials), in place.
