@@ -743,7 +743,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    return lowerEach(
+    bool OK = lowerEach(
         Module,
         [](Operation &Op) {
           return (Op.is(OpKind::Reduce) || Op.is(OpKind::FinalizeReducer) ||
@@ -753,6 +753,18 @@ public:
         [&](Operation &Op) {
           return ReduceLowering(Op, Ctx.Diags, Ctx.Tgt.WarpSize).run();
         });
+    forgetReducers(Module);
+    return OK;
+  }
+
+private:
+  /// Once their finalizes are lowered, reducers are plain fragments (which
+  /// lower-fragments turns into local arrays).
+  static void forgetReducers(Operation &Module) {
+    Module.walk([](Operation &Op) {
+      if (Op.is(OpKind::Alloc))
+        Op.removeAttr("reducer");
+    });
   }
 };
 

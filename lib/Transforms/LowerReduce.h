@@ -48,9 +48,10 @@
 //     a `local<[1]>` accumulator and %r is its final value. Only serial
 //     loops may enclose it (every thread reaches every shfl and barrier).
 // Guarantees: no `reduce`, `finalize_reducer` or `allreduce` op remains on
-//   success; every replica of a dst element holds the full reduction. A
-//   layout pair outside the scheme, thread groups that are not one xor
-//   pattern, or a role reduction that would need the block, gives
+//   success, and no alloc keeps its `reducer` attribute (the reducers are
+//   plain fragments from here on); every replica of a dst element holds the
+//   full reduction. A layout pair outside the scheme, thread groups that are
+//   not one xor pattern, or a role reduction that would need the block, gives
 //   err_reduce_layout.
 //
 //===----------------------------------------------------------------------===//
