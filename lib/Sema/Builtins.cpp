@@ -294,6 +294,7 @@ static bool isUnsupportedTileLangName(llvm::StringRef Name) {
                                       "dp4a",
                                       "call_intrin",
                                       "reducer_init",
+                                      "reducer_update",
                                       "get_lane_idx",
                                       "get_warp_idx",
                                       "ldg32",
