@@ -210,6 +210,10 @@ CONFIGS: Dict[str, List[Build]] = {
         B("1024^3 f16 128x256x32 s4 t256", block_N=256, num_stages=4, threads=256,
           tags=["check"]),
         B("1000x1000x1024 f16", M=1000, N=1000, K=1024, tags=["ragged"]),
+        B("16x128x64 f16 (M under one tile)", M=16, N=128, K=64, tags=["ragged"]),
+        B("300x512x448 f16 128x256x64 s4 t256", M=300, N=512, K=448, block_N=256,
+          block_K=64, num_stages=4, threads=256, tags=["ragged"]),
+        B("129x256x192 bf16", M=129, N=256, K=192, dtype="bfloat16", tags=["ragged"]),
     ],
     "gemm_transpose": [
         B("f16 NN Square s3", tags=["check"]),
@@ -380,7 +384,27 @@ CONFIGS: Dict[str, List[Build]] = {
         B("b2 h16 s2048 d128 t256", batch=2, heads=16, seq_len=2048, threads=256),
         B("b8 h32 s4096 d128 causal", is_causal=True),
     ],
+    # A paged cache (refs.mla_init: pages in a random order); KV lengths
+    # per batch entry: refs.mla_lengths (all seqlen_kv; ragged shapes, whose
+    # seqlen_kv is not a multiple of 64: random in [1, seqlen_kv]).
     "flashmla_decode": [
+        B("b4 s1000 split4 ragged", batch=4, seqlen_kv=1000, num_split=4,
+          tags=["check", "ragged"]),
+        B("b3 s700 bf16 split2 ragged", batch=3, seqlen_kv=700, num_split=2,
+          dtype="bfloat16", tags=["check", "ragged"]),
+        B("b2 s1024 page128", batch=2, seqlen_kv=1024, page_size=128, tags=["check"]),
+        B("b64 s8192 (default)"),
+        B("b64 s8192 bf16", dtype="bfloat16"),
+        B("b128 s4096", batch=128, seqlen_kv=4096),
+        B("b128 s8192 bf16", batch=128, seqlen_kv=8192, dtype="bfloat16"),
+        B("b64 s1024", batch=64, seqlen_kv=1024),
+        B("b128 s2048 bf16", batch=128, seqlen_kv=2048, dtype="bfloat16"),
+        B("b64 s4096 split2", batch=64, seqlen_kv=4096, num_split=2),
+        B("b3 s700 bf16 split2 ragged n32s4", batch=3, seqlen_kv=700, num_split=2,
+          dtype="bfloat16", block_N=32, num_stages=4, tags=["check", "ragged"]),
+    ],
+    # The portable T.Pipelined form (contiguous cache, every entry full).
+    "flashmla_decode_pipelined": [
         B("b4 h128 s1024", batch=4, seqlen_kv=1024, tags=["check"]),
         B("b64 h128 s8192 (default)"),
         B("b128 h128 s4096 split1", batch=128, seqlen_kv=4096, num_split=1),

@@ -3,7 +3,7 @@
 
     python3 bench/corpus_check.py TILELANG_CHECKOUT [--tilec PATH] [--only a,b]
                                   [--target sm_90|sm_80] [--small]
-                                  [--sanitize memcheck,racecheck] [--out DIR]
+                                  [--sanitize memcheck,racecheck] [--time] [--out DIR]
 
 For every case below (a file of TileLang's examples/ and one kernel of it):
 
@@ -17,6 +17,9 @@ For every case below (a file of TileLang's examples/ and one kernel of it):
      reference function (ref_program and friends, imported from the file
      with tilelang/tvm stubbed out, so only its torch code runs) or, where
      the file has none, the torch expression written here.
+
+--time also times each case's launcher on its first inputs (median of
+CUDA-event batches, eager launches) and prints the milliseconds.
 
 --sanitize runs the cases again, small, in one child process per named
 tool under compute-sanitizer, and records whether the tool reported
@@ -363,6 +366,16 @@ CASES = [
                     "block_N": 128, "block_H": 64, "num_split": 4, "num_stages": 2,
                     "threads": 128},
          init={"mask": _mask}, small={"batch": 1, "seqlen_kv": 512}),
+    # FlashMLA's structure by hand: two consumer warpgroups split d_v, a
+    # cp.async producer warpgroup, mbarriers between them.
+    Case("mla_decode_ws", "deepseek_mla/example_mla_decode_ws.py",
+         lambda m, t, p: {"Output": m.ref_program(d(t["Q"]), d(t["Q_pe"]), d(t["KV"]),
+                                                  d(t["K_pe"]), None, None)},
+         overrides={"batch": 64, "seqlen_kv": 8192}, small={"batch": 1, "seqlen_kv": 256}),
+    Case("mla_decode_nosplit", "deepseek_mla/example_mla_decode.py",
+         lambda m, t, p: {"Output": m.ref_program(d(t["Q"]), d(t["Q_pe"]), d(t["KV"]),
+                                                  d(t["K_pe"]))},
+         overrides={"batch": 64, "seqlen_kv": 8192}, small={"batch": 1, "seqlen_kv": 256}),
     Case("mla_decode_split", "deepseek_mla/example_mla_decode.py",
          lambda m, t, p: {"Output": m.ref_program(d(t["Q"]), d(t["Q_pe"]), d(t["KV"]),
                                                   d(t["K_pe"]))},
@@ -563,10 +576,14 @@ def run_case(case, args, vals, built, seed):
             t.copy_(torch.randint(-100, 101, t.shape, generator=g, device="cuda").to(t.dtype))
         cargs.append(ctypes.c_void_p(t.data_ptr()))
     before = {n: b.tensor.clone() for n, b in bufs.items()}
-    status = fn(*cargs, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    status = fn(*cargs, stream)
     torch.cuda.synchronize()
     if status != 0:
         return [{"output": "launcher", "ok": False, "error": f"status {status}"}]
+    if args.time and seed == 1:
+        # Timed before the check reads the outputs: the inputs stay as drawn.
+        case.ms = time_launcher(lambda: fn(*cargs, stream))
     mod = load_example(args.checkout / "examples" / case.file) if case.load else None
     refs = case.ref(mod, before, vals)
     checks = []
@@ -582,6 +599,29 @@ def run_case(case, args, vals, built, seed):
         c["ok"] = c["ok"] and c["canaries_ok"]
         checks.append(c)
     return checks
+
+
+def time_launcher(launch, reps=20):
+    """Median milliseconds of one launch, from CUDA events around batches of
+    launches sized to about 10 ms each (after a warm-up)."""
+    import torch
+    launch()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    launch()
+    end.record()
+    end.synchronize()
+    n = max(1, min(1000, int(10 / max(start.elapsed_time(end), 1e-3))))
+    times = []
+    for _ in range(reps):
+        start.record()
+        for _ in range(n):
+            launch()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / n)
+    return sorted(times)[len(times) // 2]
 
 
 def sanitize(names, args, tool, work):
@@ -613,6 +653,8 @@ def main():
     ap.add_argument("--sanitize-timeout", type=int, default=240)
     ap.add_argument("--child", action="store_true")
     ap.add_argument("--build-dir", default="")
+    ap.add_argument("--time", action="store_true",
+                    help="also time each case's launcher (median of CUDA-event batches)")
     ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "bench/out")))
     args = ap.parse_args()
     cases = [c for c in CASES if not args.only or c.name in args.only.split(",")]
@@ -639,7 +681,8 @@ def main():
                 checks = [run_case(case, args, vals, built, seed) for seed in (1, 2)]
                 ok = all(c["ok"] for cs in checks for c in cs)
                 row.update(status="PASS" if ok else "FAIL", checks=checks,
-                           max_rel_err=max((c.get("rel_err") or 0) for cs in checks for c in cs))
+                           max_rel_err=max((c.get("rel_err") or 0) for cs in checks for c in cs),
+                           ms=getattr(case, "ms", None))
             except Exception as e:  # a failing case must not hide the others
                 row.update(status="ERROR", error=f"{type(e).__name__}: {e}")
             rows.append(row)
@@ -655,13 +698,14 @@ def main():
         sys.exit(0 if all(r["status"] == "PASS" for r in rows) else 1)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "corpus_check.json").write_text(json.dumps(rows, indent=1, default=str))
-    print(f"\n{'case':<26} {'status':<6} {'max rel err':>11}  sanitizer / error")
+    print(f"\n{'case':<26} {'status':<6} {'max rel err':>11} {'ms':>8}  sanitizer / error")
     for r in rows:
         san = " ".join(f"{s['tool']}:{'clean' if s['ok'] else s.get('note') or s.get('summary')}"
                        for s in r.get("sanitizer", []))
         err = r.get("max_rel_err")
-        print(f"{r['case']:<26} {r['status']:<6} {'-' if err is None else f'{err:.2e}':>11}  "
-              f"{san or r.get('error', '')}")
+        ms = r.get("ms")
+        print(f"{r['case']:<26} {r['status']:<6} {'-' if err is None else f'{err:.2e}':>11} "
+              f"{'-' if ms is None else f'{ms:.4f}':>8}  {san or r.get('error', '')}")
     passed = sum(r["status"] == "PASS" for r in rows)
     print(f"\n{passed} of {len(rows)} real TileLang programs PASS ({time.strftime('%Y-%m-%d')})")
 

@@ -840,7 +840,93 @@ def bwd_work(p, sym):
 
 # --- flashmla_decode ------------------------------------------------------------------
 
+def mla_lengths(p):
+    """Cached positions per batch entry: every entry seqlen_kv, or, for a
+    ragged shape (seqlen_kv not a multiple of block_N), the first full and
+    the others random in [1, seqlen_kv], fixed by the shape."""
+    if p.seqlen_kv % p.block_N == 0:
+        return [p.seqlen_kv] * p.batch
+    rng = random.Random(5000 + p.batch * 7 + p.seqlen_kv)
+    return [p.seqlen_kv] + [rng.randint(1, p.seqlen_kv) for _ in range(p.batch - 1)]
+
+
+def mla_pages(p):
+    return (p.seqlen_kv + p.page_size - 1) // p.page_size
+
+
+def mla_init(name, t, p, g):
+    """A paged cache: the pages of all batch entries in a random order."""
+    if name == "cache_seqlens":
+        t.copy_(torch.tensor(mla_lengths(p), dtype=t.dtype))
+        return True
+    if name == "block_table":
+        perm = torch.randperm(t.numel(), generator=g, device=t.device)
+        t.copy_(perm.view(t.shape).to(t.dtype))
+        return True
+    return False
+
+
 def mla_shapes(p, sym):
+    b, h, pages = p.batch, p.heads, mla_pages(p)
+    return {"Q": ((b, h, p.dim), p.dtype), "Q_pe": ((b, h, p.pe_dim), p.dtype),
+            "KV": ((b * pages, p.page_size, p.dim), p.dtype),
+            "K_pe": ((b * pages, p.page_size, p.pe_dim), p.dtype),
+            "block_table": ((b, pages), "int32"), "cache_seqlens": ((b,), "int32"),
+            "glse": ((b, h, p.num_split), p.accum_dtype),
+            "Output_partial": ((b, h, p.num_split, p.dim), p.accum_dtype),
+            "Output": ((b, h, p.dim), p.dtype)}
+
+
+def mla_gather(x, p, b, n):
+    """Positions [0, n) of batch entry b, read through the block table."""
+    pos = torch.arange(n, device=x["KV"].device)
+    page = x["block_table"][b].long()[pos // p.page_size]
+    row = pos % p.page_size
+    return x["KV"][page, row], x["K_pe"][page, row]
+
+
+def mla_ref(x, p, sym):
+    scale = 1.0 / math.sqrt(p.dim + p.pe_dim)
+    out = torch.empty(x["Output"].shape, dtype=torch.float64, device=x["Q"].device)
+    for b, n in enumerate(x["cache_seqlens"].tolist()):
+        kv, kpe = (f64(t) for t in mla_gather(x, p, b, n))
+        scores = f64(x["Q"][b]) @ kv.t() + f64(x["Q_pe"][b]) @ kpe.t()
+        out[b] = torch.softmax(scores * scale, dim=-1) @ kv
+    return {"Output": out}
+
+
+def mla_torch(x, p, sym):
+    """SDPA with the heads as queries against the latent keys and the rope
+    keys concatenated, gathered from the pages once (outside the timing),
+    with a mask of the cached positions."""
+    s = p.seqlen_kv
+    lengths = torch.tensor(mla_lengths(p), device=x["Q"].device)
+    k = torch.zeros((p.batch, s, p.dim + p.pe_dim), dtype=x["Q"].dtype, device=x["Q"].device)
+    for b, n in enumerate(lengths.tolist()):
+        kv, kpe = mla_gather(x, p, b, n)
+        k[b, :n] = torch.cat([kv, kpe], dim=-1)
+    q = torch.cat([x["Q"], x["Q_pe"]], dim=-1).unsqueeze(1)  # (b, 1, h, d)
+    k, v = k.unsqueeze(1), k[..., :p.dim].unsqueeze(1)
+    mask = (torch.arange(s, device=q.device) < lengths[:, None])[:, None, None, :]
+    scale = 1.0 / math.sqrt(p.dim + p.pe_dim)
+    return lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                                  scale=scale).squeeze(1)
+
+
+def mla_work(p, sym):
+    """FlashMLA's count: Q K^T over dim + pe_dim and P V over dim for every
+    cached position; bytes: the cached rows, Q and the output."""
+    cached = sum(mla_lengths(p))
+    flops = 2 * p.heads * cached * (2 * p.dim + p.pe_dim)
+    size = itemsize(p.dtype)
+    moved = (cached * (p.dim + p.pe_dim) + 2 * p.batch * p.heads * p.dim
+             + p.batch * p.heads * p.pe_dim) * size
+    return {"flops": flops, "bytes": moved, "bound": "compute"}
+
+
+# --- flashmla_decode_pipelined -----------------------------------------------------------
+
+def mla_contig_shapes(p, sym):
     b, h, s = p.batch, p.heads, p.seqlen_kv
     return {"Q": ((b, h, p.dim), p.dtype), "Q_pe": ((b, h, p.pe_dim), p.dtype),
             "KV": ((b, s, p.kv_head_num, p.dim), p.dtype),
@@ -850,7 +936,7 @@ def mla_shapes(p, sym):
             "Output": ((b, h, p.dim), p.dtype)}
 
 
-def mla_ref(x, p, sym):
+def mla_contig_ref(x, p, sym):
     scale = 1.0 / math.sqrt(p.dim + p.pe_dim)
     out = torch.empty(x["Output"].shape, dtype=torch.float64, device=x["Q"].device)
     step = max(1, (1 << 26) // (p.heads * p.seqlen_kv))
@@ -863,7 +949,7 @@ def mla_ref(x, p, sym):
     return {"Output": out}
 
 
-def mla_torch(x, p, sym):
+def mla_contig_torch(x, p, sym):
     # One SDPA "head" whose queries are the heads: (b, 1, h, dim + pe_dim)
     # against the concatenated latent keys (built once, outside the timing).
     q = torch.cat([x["Q"], x["Q_pe"]], dim=-1).unsqueeze(1)
@@ -873,11 +959,12 @@ def mla_torch(x, p, sym):
     return lambda: F.scaled_dot_product_attention(q, k, v, scale=scale).squeeze(1)
 
 
-def mla_work(p, sym):
-    shapes = mla_shapes(p, sym)
-    moved = sum(nbytes(*shapes[n]) for n in ("Q", "Q_pe", "KV", "K_pe", "Output"))
+def mla_contig_work(p, sym):
     flops = 2 * p.batch * p.heads * p.seqlen_kv * (2 * p.dim + p.pe_dim)
-    return {"flops": flops, "bytes": moved, "bound": "memory"}
+    size = itemsize(p.dtype)
+    moved = (p.batch * p.seqlen_kv * (p.dim + p.pe_dim) + 2 * p.batch * p.heads * p.dim
+             + p.batch * p.heads * p.pe_dim) * size
+    return {"flops": flops, "bytes": moved, "bound": "compute"}
 
 
 # --- layernorm, rmsnorm, softmax ----------------------------------------------------------
@@ -1099,9 +1186,13 @@ SPECS: Dict[str, Spec] = {
                                 short="SDPA",
                                 extras={"SDPA-flash": bwd_torch("FLASH_ATTENTION"),
                                         "SDPA-cuDNN": bwd_torch("CUDNN_ATTENTION")}),
-    "flashmla_decode": Spec(mla_shapes, mla_ref, mla_work, torch=mla_torch,
+    "flashmla_decode": Spec(mla_shapes, mla_ref, mla_work, torch=mla_torch, init=mla_init,
                             workspace=frozenset({"glse", "Output_partial"}),
-                            baseline="SDPA over concatenated latent K"),
+                            baseline="SDPA over concatenated latent K (gathered pages)"),
+    "flashmla_decode_pipelined": Spec(mla_contig_shapes, mla_contig_ref, mla_contig_work,
+                                      torch=mla_contig_torch,
+                                      workspace=frozenset({"glse", "Output_partial"}),
+                                      baseline="SDPA over concatenated latent K"),
     "layernorm": Spec(ln_shapes, ln_ref, ln_work, torch=ln_torch, baseline="F.layer_norm"),
     "rmsnorm": Spec(rms_shapes, rms_ref, rms_work, torch=rms_torch, baseline="F.rms_norm"),
     "softmax": Spec(softmax_shapes, softmax_ref, softmax_work, torch=softmax_torch,

@@ -62,6 +62,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 
+import sanitize  # noqa: E402
 from configs import CONFIGS, TILE_FAMILY, TILES  # noqa: E402
 
 TILEC_STATUS = {0: "success", 1: "invalid argument", 2: "kernel launch failed",
@@ -236,6 +237,8 @@ def plan_builds(args):
             configs = [c for c in configs if "paper" not in c.tags]
         if args.timed_only:
             configs = [c for c in configs if not {"check", "ragged"} & set(c.tags)]
+        if args.sanitize and not args.match:
+            configs = [c for c in configs if {"check", "ragged"} & set(c.tags)]
         if args.match:
             configs = [c for c in configs if re.search(args.match, f"{stem} {c.label}")]
         for cfg in configs:
@@ -893,7 +896,7 @@ def summarize(job, rec, calibration):
            "target": job["target"], "status": rec.get("status", "?"),
            "error": rec.get("error", ""), "max_rel_err": rec.get("max_rel_err"),
            "group": job.get("group", job["label"]), "tile": job.get("tile"),
-           "goal": job.get("goal")}
+           "goal": job.get("goal"), "sanitizer": sanitize.describe(rec)}
     timing, work = rec.get("timing"), rec.get("work") or {}
     if not timing:
         return row
@@ -1013,6 +1016,10 @@ def table(rows, builds, calibration, perf=()):
                      fmt(r.get("GBps"), ".0f") if memory or "TFLOPs" not in r else "",
                      fmt(r.get("pct_copy"), ".0f") if memory else "",
                      fmt(r.get("TFLOPs"), ".1f") if not memory else ""])
+    if any(r.get("sanitizer") for r in rows):
+        head.append("sanitizer")
+        for line, r in zip(body, rows):
+            line.append(r.get("sanitizer") or "")
     lines = aligned(head, body) + perf_section(perf)
     errors = [r for r in rows if r["status"] not in ("PASS",) and r.get("error")]
     if errors:
@@ -1084,6 +1091,12 @@ def parse_args(argv):
     ap.add_argument("--time-all", action="store_true", help="also time check/ragged configs")
     ap.add_argument("--compile-only", action="store_true", help="no GPU needed")
     ap.add_argument("--no-graphs", action="store_true", help="time eager launches")
+    ap.add_argument("--sanitize", default="",
+                    help="comma-separated compute-sanitizer tools (memcheck,racecheck,synccheck,"
+                    "initcheck): check the small configurations (tags check, ragged; or "
+                    "--match's) and run each that passed again under every tool; no timing")
+    ap.add_argument("--sanitize-timeout", type=float, default=300,
+                    help="seconds one run under one tool may take")
     ap.add_argument("--checks", type=int, default=2, help="checks with fresh data per run")
     ap.add_argument("--reps", type=int, default=20, help="timed repetitions (median)")
     ap.add_argument("--target-ms", type=float, default=2.0, help="time per repetition")
@@ -1188,6 +1201,8 @@ def main(argv):
     skip = set(s for s in args.skip.split(",") if s)
     args.examples = [s for s in (only or known) if s not in skip]
     args.tiles = [t for t in args.tiles.split(",") if t]
+    args.sanitize = sanitize.parse_tools(args.sanitize)
+    args.no_timing = args.no_timing or bool(args.sanitize)
     bad_tiles = [t for t in args.tiles if t != "all" and t not in TILES]
     if bad_tiles:
         sys.exit(f"error: unknown tile configurations {bad_tiles}; known: {', '.join(TILES)}")
@@ -1214,6 +1229,8 @@ def main(argv):
     jobs = make_jobs(builds, args)
     results, calibration = ({}, None) if args.compile_only or not jobs else \
         run_children(jobs, args, out_dir)
+    if args.sanitize:
+        sanitize.sanitize_jobs(jobs, results, args.sanitize, args)
     unrun = {"status": "COMPILED" if args.compile_only else "NOT RUN"}
     rows = [summarize(j, results.get(j["id"], unrun), calibration) for j in jobs]
     perf = perf_rows(rows)

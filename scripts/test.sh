@@ -130,6 +130,9 @@ run_fuzzers() {
 example_compiles_for() {
   case "$1-$2" in
   gemm_fp8-sm_80 | gemm_fp8-gfx*) return 1 ;;
+  # FlashMLA's Hopper kernel: wgmma, setmaxnreg, 225 KiB of shared memory
+  # (flashmla_decode_pipelined.tile is the portable form).
+  flashmla_decode-sm_80 | flashmla_decode-gfx*) return 1 ;;
   esac
 }
 
@@ -175,7 +178,7 @@ hip_defines() {
   flash_attention | gqa_attention | varlen_attention) echo "-D block_M=64" ;;
   flash_attention_bwd) echo "-D block_M=32 -D num_stages=1" ;;
   flash_decoding) echo "-D num_stages=1" ;;
-  flashmla_decode) echo "-D block_H=16 -D num_stages=1" ;;
+  flashmla_decode_pipelined) echo "-D block_H=16 -D num_stages=1" ;;
   esac
 }
 

@@ -10,6 +10,7 @@
 #include "StmtNodes.h"
 #include "tilec/Parse/Parser.h"
 #include "llvm/ADT/StringSet.h"
+#include <optional>
 
 using namespace tilec;
 using namespace tilec::ast;
@@ -20,36 +21,36 @@ using tilec::parse::make;
 
 namespace {
 
-bool augAssignOp(tok::Kind K, BinaryOp &Op) {
+std::optional<BinaryOp> augAssignOp(tok::Kind K) {
   switch (K) {
   case tok::PlusEqual:
-    return Op = BinaryOp::Add, true;
+    return BinaryOp::Add;
   case tok::MinEqual:
-    return Op = BinaryOp::Sub, true;
+    return BinaryOp::Sub;
   case tok::StarEqual:
-    return Op = BinaryOp::Mul, true;
+    return BinaryOp::Mul;
   case tok::SlashEqual:
-    return Op = BinaryOp::Div, true;
+    return BinaryOp::Div;
   case tok::DoubleSlashEqual:
-    return Op = BinaryOp::FloorDiv, true;
+    return BinaryOp::FloorDiv;
   case tok::PercentEqual:
-    return Op = BinaryOp::Mod, true;
+    return BinaryOp::Mod;
   case tok::DoubleStarEqual:
-    return Op = BinaryOp::Pow, true;
+    return BinaryOp::Pow;
   case tok::AtEqual:
-    return Op = BinaryOp::MatMul, true;
+    return BinaryOp::MatMul;
   case tok::AmperEqual:
-    return Op = BinaryOp::BitAnd, true;
+    return BinaryOp::BitAnd;
   case tok::VBarEqual:
-    return Op = BinaryOp::BitOr, true;
+    return BinaryOp::BitOr;
   case tok::CircumflexEqual:
-    return Op = BinaryOp::BitXor, true;
+    return BinaryOp::BitXor;
   case tok::LeftShiftEqual:
-    return Op = BinaryOp::LShift, true;
+    return BinaryOp::LShift;
   case tok::RightShiftEqual:
-    return Op = BinaryOp::RShift, true;
+    return BinaryOp::RShift;
   default:
-    return false;
+    return std::nullopt;
   }
 }
 } // namespace
@@ -243,11 +244,10 @@ StmtPtr Parser::parseExprStatement() {
   ExprPtr First = parseTestList(/*AllowStar=*/true);
   if (!First)
     return nullptr;
-  BinaryOp Op;
   if (at(tok::Colon))
     return parseAnnAssign(std::move(First));
-  if (augAssignOp(tok().Kind, Op))
-    return parseAugAssign(std::move(First));
+  if (std::optional<BinaryOp> Op = augAssignOp(tok().Kind))
+    return parseAugAssign(std::move(First), *Op);
   if (at(tok::Equal))
     return parseAssignRest(std::move(First));
   return make<ExprStmt>(rangeFrom(Start), std::move(First));
@@ -274,10 +274,8 @@ StmtPtr Parser::parseAssignRest(ExprPtr First) {
 }
 
 // augassign -> target ('+=' | '-=' | ... | '>>=') testlist
-StmtPtr Parser::parseAugAssign(ExprPtr Target) {
+StmtPtr Parser::parseAugAssign(ExprPtr Target, BinaryOp Op) {
   SMLoc Start = startOf(*Target);
-  BinaryOp Op;
-  augAssignOp(tok().Kind, Op);
   if (!checkTarget(*Target, /*AllowUnpacking=*/false))
     return nullptr;
   SMLoc OpLoc = consume().getLoc();

@@ -13,6 +13,7 @@
 #include "Interp.h"
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/IR/Value.h"
+#include "tilec/Support/Target.h"
 
 using namespace tilec;
 using namespace tilec::sema;
@@ -230,6 +231,31 @@ Value sema::tCpAsyncBarrierNoinc(Interp &I, BoundArgs &A) {
 /// before later async-proxy reads (a no-op before sm_90).
 Value sema::tFenceProxyAsync(Interp &I, BoundArgs &) {
   I.B.create(ir::OpKind::FenceProxyAsync, {}, {}, {});
+  return Value::none();
+}
+
+/// T.set_max_nreg(reg_count, is_inc): the executing warpgroup's registers
+/// per thread grow (is_inc true) or shrink to reg_count, a multiple of 8 in
+/// [24, 256]; a warp-specialized program moves the registers its producer
+/// does not need to its consumers. The instruction exists on sm_90a only:
+/// on other targets, which compile the same program, it is a hint and
+/// dropped.
+Value sema::tSetMaxNReg(Interp &I, BoundArgs &A) {
+  auto Regs = I.constInt(A[0], A.range(0), "the register count");
+  auto Inc = I.constInt(A[1], A.range(1), "is_inc");
+  if (!Regs || !Inc)
+    return Value::poison();
+  if (*Regs < 24 || *Regs > 256 || *Regs % 8) {
+    I.error(A.range(0), diag::err_type_mismatch)
+        << "T.set_max_nreg"
+        << "a multiple of 8 in [24, 256]" << std::to_string(*Regs);
+    return Value::poison();
+  }
+  if (!I.Opts.Tgt || !I.Opts.Tgt->Wgmma)
+    return Value::none();
+  I.B.create(ir::OpKind::SetMaxNReg, {}, {}, {},
+             {{"regs", ir::Attribute::integer(*Regs)},
+              {"inc", ir::Attribute::boolean(*Inc != 0)}});
   return Value::none();
 }
 

@@ -650,9 +650,11 @@ private:
   }
 
   /// Whether \p A and \p B may touch one element from two threads, one of
-  /// them writing. Both run in the same iteration of \p SameIteration.
+  /// them writing, unordered: \p A runs first or, with \p EitherFirst,
+  /// either may. Both run in the same iteration of \p SameIteration.
   bool conflict(const Access &A, const Access &B,
-                const llvm::SmallPtrSetImpl<Operation *> &SameIteration) {
+                const llvm::SmallPtrSetImpl<Operation *> &SameIteration,
+                bool EitherFirst) {
     // Buffers plan-shared-memory put in the same bytes are one memory
     // whose element indices cannot be compared.
     if (A.buffer() != B.buffer())
@@ -663,9 +665,11 @@ private:
     // copies of one pipeline schedule write distinct elements or stages.
     if (A.Op->is(OpKind::CpAsync) && B.Op->is(OpKind::CpAsync))
       return false;
-    // The user's mbarriers order them (either way round: across loop
-    // iterations the later op in program order may run first).
-    if (MBarriers.ordered(*A.Op, *B.Op) || MBarriers.ordered(*B.Op, *A.Op))
+    // The user's mbarriers order them. Only in the order they run: a TMA
+    // pipeline's barriers order a wgmma's read of a tile before the next
+    // iteration's store into it, not that store before the read.
+    if (MBarriers.ordered(*A.Op, *B.Op) ||
+        (EitherFirst && MBarriers.ordered(*B.Op, *A.Op)))
       return false;
     return !Owners.sameThreadsOnly(A, B, SameIteration);
   }
@@ -677,7 +681,8 @@ private:
   }
 
   bool conflict(const Access &A, const Access &B) {
-    return conflict(A, B, llvm::SmallPtrSet<Operation *, 1>());
+    return conflict(A, B, llvm::SmallPtrSet<Operation *, 1>(),
+                    /*EitherFirst=*/false);
   }
 
   /// The first access of \p New conflicting with one of \p Pending.
@@ -911,7 +916,7 @@ private:
       for (size_t J = I; J != Inner.size(); ++J) {
         if (I == J && !inLoopWithin(*Inner[I].Op, Op))
           continue;
-        if (!conflict(Inner[I], Inner[J], Enclosing))
+        if (!conflict(Inner[I], Inner[J], Enclosing, /*EitherFirst=*/true))
           continue;
         Diags.report(Op.getLoc(), diag::warn_barrier_in_divergent_code)
             << Inner[I].buffer()->getNameHint().str();

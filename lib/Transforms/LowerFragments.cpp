@@ -2,6 +2,7 @@
 
 #include "LowerFragments.h"
 #include "IndexExprToIR.h"
+#include "LiveArrays.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/Layout/LayoutParser.h"
 #include "tilec/Support/Diagnostics.h"
@@ -108,39 +109,106 @@ public:
   }
 
 private:
+  /// An array and the threads [First, Last) of the block that access it.
+  struct ThreadArray {
+    Operation *Alloc;
+    int64_t Bytes, First, Last;
+  };
+
   /// Here the per-thread size of every fragment is known. Sema rejected
   /// what cannot fit on any layout; a layout's replication or several
-  /// arrays together can still exceed local memory (an error) or the
-  /// register file (a warning: the arrays spill and the kernel is slow).
+  /// arrays together can still exceed local memory (an error) or, those
+  /// live at once, the register file (a warning: they spill and the kernel
+  /// is slow). Arrays that only the threads of different roles access (a
+  /// warp-specialized kernel's accumulators, one per consumer warpgroup)
+  /// never occupy the same thread, so both are counted per range of
+  /// threads, and the worst range is reported.
   static bool checkPerThreadMemory(Operation &Kernel, PassContext &Ctx) {
-    std::vector<std::pair<Operation *, int64_t>> Arrays;
-    int64_t Total = 0;
+    std::vector<int64_t> Block = *Kernel.getIntArrayAttr("threads");
+    int64_t Threads = 1;
+    for (int64_t N : Block)
+      Threads *= N;
+    std::vector<ThreadArray> Arrays;
+    std::vector<int64_t> Cuts = {0};
     Kernel.walk([&](Operation &Op) {
       if (!Op.is(OpKind::Alloc))
         return;
       int64_t Bytes = perThreadBytes(Op);
       if (Bytes == 0)
         return;
-      Arrays.push_back({&Op, Bytes});
-      Total = std::min(Total + Bytes, int64_t(1) << 62);
+      auto [First, Last] = threadsUsing(Op, Threads);
+      Arrays.push_back({&Op, Bytes, First, Last});
+      Cuts.push_back(First);
     });
-    int64_t Registers = (Total + 3) / 4;
-    bool Error = Total > Ctx.Tgt.MaxLocalBytesPerThread;
-    if (!Error && Registers <= Ctx.Tgt.MaxRegistersPerThread)
-      return true;
-    auto Largest = std::max_element(
-        Arrays.begin(), Arrays.end(),
-        [](const auto &A, const auto &B) { return A.second < B.second; });
-    if (Error)
-      Ctx.Diags.report(Largest->first->getLoc(), diag::err_thread_memory_total)
+    // The worst ranges start where some array's threads start.
+    int64_t Total = 0, LiveBytes = 0;
+    std::vector<LiveArray> WorstAll, WorstLive;
+    for (int64_t Cut : Cuts) {
+      std::vector<LiveArray> Here;
+      int64_t Sum = 0;
+      for (const ThreadArray &A : Arrays)
+        if (A.First <= Cut && Cut < A.Last) {
+          Here.push_back({A.Alloc, A.Bytes});
+          Sum = std::min(Sum + A.Bytes, int64_t(1) << 62);
+        }
+      if (Sum > Total)
+        Total = Sum, WorstAll = Here;
+      std::vector<LiveArray> Live = peakLiveArrays(Kernel, Here);
+      int64_t Bytes = 0;
+      for (const LiveArray &A : Live)
+        Bytes += A.Bytes;
+      if (Bytes > LiveBytes)
+        LiveBytes = Bytes, WorstLive = std::move(Live);
+    }
+    if (Total > Ctx.Tgt.MaxLocalBytesPerThread) {
+      Ctx.Diags.report(largest(WorstAll).getLoc(),
+                       diag::err_thread_memory_total)
           << Total << Ctx.Tgt.MaxLocalBytesPerThread;
-    else
-      Ctx.Diags.report(Largest->first->getLoc(), diag::warn_register_spill)
-          << Registers << Ctx.Tgt.MaxRegistersPerThread;
-    for (auto &[Op, Bytes] : Arrays)
-      Ctx.Diags.report(Op->getLoc(), diag::note_thread_buffer)
-          << Op->getResult()->getNameHint() << Bytes;
-    return !Error;
+      noteArrays(Ctx, WorstAll);
+      return false;
+    }
+    int64_t Registers = (LiveBytes + 3) / 4;
+    if (Registers <= Ctx.Tgt.MaxRegistersPerThread)
+      return true;
+    Ctx.Diags.report(largest(WorstLive).getLoc(), diag::warn_register_spill)
+        << Registers << Ctx.Tgt.MaxRegistersPerThread;
+    noteArrays(Ctx, WorstLive);
+    return true;
+  }
+
+  static Operation &largest(const std::vector<LiveArray> &Arrays) {
+    return *std::max_element(Arrays.begin(), Arrays.end(),
+                             [](const LiveArray &A, const LiveArray &B) {
+                               return A.Bytes < B.Bytes;
+                             })
+                ->Alloc;
+  }
+
+  static void noteArrays(PassContext &Ctx,
+                         const std::vector<LiveArray> &Arrays) {
+    for (const LiveArray &A : Arrays)
+      Ctx.Diags.report(A.Alloc->getLoc(), diag::note_thread_buffer)
+          << A.Alloc->getResult()->getNameHint() << A.Bytes;
+  }
+
+  /// The threads [First, Last) that access \p Alloc: the hull of the
+  /// innermost role (an `if` with thread_range) around each use, all
+  /// \p Threads of the block for a use outside roles or an unused array.
+  static std::pair<int64_t, int64_t> threadsUsing(Operation &Alloc,
+                                                  int64_t Threads) {
+    int64_t First = Threads, Last = 0;
+    for (const Use &U : Alloc.getResult()->getUses()) {
+      Operation *Role = U.User;
+      while (Role && !(Role->is(OpKind::If) && Role->hasAttr("thread_range")))
+        Role = Role->getParentOp();
+      if (!Role)
+        return {0, Threads};
+      std::vector<int64_t> R = *Role->getIntArrayAttr("thread_range");
+      First = std::min(First, R[0]);
+      Last = std::max(Last, R[0] + R[1]);
+    }
+    return First < Last ? std::make_pair(First, Last)
+                        : std::make_pair(int64_t(0), Threads);
   }
 
   /// Bytes one thread holds for \p Alloc: all of a local or var buffer,

@@ -31,6 +31,8 @@ struct IterationMap {
   int64_t Count = 0;
   std::vector<IndexExpr> Coords;
   std::vector<Guard> Guards;
+  /// The replica a slot runs, when the layout has several.
+  std::optional<IndexExpr> Replica;
 };
 
 IndexExpr varR() { return IndexExpr::var("r"); }
@@ -86,6 +88,9 @@ std::optional<IterationMap> mixedRadix(const Fragment &L, int64_t V,
   IndexExpr E = layout::floorDiv(varR(), V) * (V * G) + Group * V +
                 layout::floorMod(varR(), V);
   M.Coords = unflatten<IndexExpr>(E, Shape, exprDiv, exprMod);
+  if (Q > 1)
+    M.Replica = ReplicaLow ? layout::floorMod(varTx(), Q)
+                           : layout::floorDiv(varTx(), G);
   if (((R - 1) / V) * V * G + (G - 1) * V + V - 1 >= N)
     M.Guards.push_back({E, N, CmpPred::Lt});
   return M;
@@ -107,6 +112,9 @@ std::optional<IterationMap> symbolicInverse(const Fragment &L) {
   M.Count = L.getRegisterCount();
   for (unsigned D = 0; D != L.getInputDim(); ++D)
     M.Coords.push_back(layout::substitute(Inv->getForwardIndex()[D], Map));
+  if (L.getReplicateSize() > 1)
+    M.Replica =
+        layout::substitute(Inv->getForwardIndex()[L.getInputDim()], Map);
   return M;
 }
 
@@ -128,6 +136,8 @@ std::optional<IterationMap> scan(const Fragment &L) {
   Map["rep"] = layout::floorDiv(varR(), N);
   M.Guards.push_back(
       {layout::substitute(L.getForwardThread(), Map), varTx(), CmpPred::Eq});
+  if (L.getReplicateSize() > 1)
+    M.Replica = Map["rep"];
   return M;
 }
 
@@ -225,6 +235,29 @@ private:
     return For->getBody().getArgument(0);
   }
 
+  /// True when the body's only effects are plain stores to shared or
+  /// global memory: then every replica stores the same values, and one of
+  /// them is enough (the others would only race with it, harmlessly but
+  /// with a barrier per iteration where the stores are to shared memory).
+  bool onlySharedOrGlobalStores() {
+    bool Only = true;
+    Loop.walk([&](Operation &Op) {
+      if (&Op == &Loop || Op.is(OpKind::Load) || Op.is(OpKind::If) ||
+          Op.is(OpKind::For))
+        return;
+      if (Op.is(OpKind::Store)) {
+        Scope S = Op.getGroup(1).front()->getType().getScope();
+        Only &= S == Scope::Shared || S == Scope::Global;
+        return;
+      }
+      // Scalar arithmetic; not a shuffle, which needs every lane.
+      Only &= Op.getNumRegions() == 0 && Op.getNumResults() == 1 &&
+              !Op.getResult()->getType().isBuffer() && !Op.is(OpKind::Shfl) &&
+              !Op.is(OpKind::CallExtern) && !Op.is(OpKind::Atomic);
+    });
+    return Only;
+  }
+
   bool touchesFragment() {
     return llvm::any_of(collectAccesses(Loop), [](const BufferAccess &A) {
       return A.Buffer->getType().getScope() == Scope::Fragment;
@@ -247,7 +280,10 @@ private:
     std::vector<Value *> Coords;
     for (const IndexExpr &C : M.Coords)
       Coords.push_back(emit(layout::substitute(C, Subst), Vars));
-    for (const Guard &G : M.Guards)
+    std::vector<Guard> Guards = M.Guards;
+    if (M.Replica && onlySharedOrGlobalStores())
+      Guards.push_back({*M.Replica, IndexExpr(0), CmpPred::Eq});
+    for (const Guard &G : Guards)
       enterIf(B.createCmp(G.Pred, emit(layout::substitute(G.Lhs, Subst), Vars),
                           emit(layout::substitute(G.Rhs, Subst), Vars)));
     moveBody(Coords);

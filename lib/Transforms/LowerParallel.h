@@ -21,7 +21,11 @@
 //   tx`. A replicated layout runs each iteration on every thread holding
 //   it (TileLang's semantics); the scan needs the replicas of an element
 //   on distinct threads (checked by enumeration), so that no thread runs
-//   an iteration twice, and is reported otherwise.
+//   an iteration twice, and is reported otherwise. A body whose only
+//   effects are stores to shared or global memory (no register writes,
+//   shuffles, atomics or calls) runs on replica 0 alone, under
+//   `if replica == 0`: the other replicas would store the same values,
+//   and their stores to shared memory would race with its own.
 //   A body that is a plain copy (one load whose value one store writes,
 //   same dtype, plus index arithmetic) with V > 1 becomes one `vcopy
 //   %dst[..], %src[..] {lanes = V}` per run instead of the inner loop.

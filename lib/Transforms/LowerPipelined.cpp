@@ -634,7 +634,8 @@ private:
   /// block of at least two warpgroups with room for one more (a block of
   /// one warpgroup fits several per SM; a producer warpgroup, as large in
   /// registers, would halve them: measured 0.6x on a 128x128 tile), and no
-  /// synchronization or thread roles of the program's own.
+  /// synchronization, thread roles or register moves (T.set_max_nreg) of
+  /// the program's own.
   int64_t warpSpecializable(Operation &Kernel,
                             std::vector<Operation *> &Consumer) {
     std::vector<int64_t> Threads = *Kernel.getIntArrayAttr("threads");
@@ -646,6 +647,7 @@ private:
     bool Own = false;
     Kernel.walk([&](Operation &Op) {
       Own |= Op.is(OpKind::Barrier) || Op.is(OpKind::MBarrierInit) ||
+             Op.is(OpKind::SetMaxNReg) ||
              (Op.is(OpKind::If) && Op.hasAttr("thread_range")) ||
              (Op.is(OpKind::TmaLoad) && !Loop.isAncestorOf(&Op)) ||
              (Op.is(OpKind::For) && &Op != &Loop &&

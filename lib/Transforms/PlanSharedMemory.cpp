@@ -247,10 +247,11 @@ int64_t finalBytes(const Value *Buf) {
 }
 
 /// The swizzle atom of a wgmma operand (up to 1024 bytes); else 128 bytes
-/// when some dim spans a multiple of 128 bytes (the rows of a swizzled
-/// tensor-core operand, whose XOR pattern assumes 128-byte rows start on
-/// bank 0), else 16 (the widest vector access). The CUDA
-/// emitter's fallback for unplanned IR uses the same rule.
+/// for a TMA load's destination or when some dim spans a multiple of 128
+/// bytes (the rows of a swizzled tensor-core operand, whose XOR pattern
+/// assumes 128-byte rows start on bank 0); else 16 (the widest vector
+/// access). The CUDA emitter's fallback for unplanned IR (pass tests) keeps
+/// the last two rules.
 int64_t finalAlignment(const Value *Buf) {
   int64_t Bits = bitWidth(Buf->getType().getDType());
   // A wgmma operand starts on its swizzle atom: the hardware swizzles
@@ -262,6 +263,10 @@ int64_t finalAlignment(const Value *Buf) {
               U.User->getStringAttr("layout").value_or(""),
               (*Shape)[Shape->size() - 2], Shape->back(), Bits))
         return std::max<int64_t>(W->alignment(), 128);
+  // The TMA unit writes shared memory in 128-byte aligned boxes.
+  for (const Use &U : Buf->getUses())
+    if (U.User->is(OpKind::TmaLoad) && U.Index == 0)
+      return 128;
   for (const Dim &D : finalDims(Buf))
     if (D.isStatic() && D.getValue() * Bits % 8 == 0 &&
         (D.getValue() * Bits / 8) % 128 == 0)

@@ -88,7 +88,7 @@ private:
   StmtPtr parseSimpleStatement();
   StmtPtr parseExprStatement();
   StmtPtr parseAssignRest(ExprPtr First);
-  StmtPtr parseAugAssign(ExprPtr Target);
+  StmtPtr parseAugAssign(ExprPtr Target, ast::BinaryOp Op);
   StmtPtr parseAnnAssign(ExprPtr Target);
   StmtPtr parseReturn();
   StmtPtr parseRaise();

@@ -94,11 +94,13 @@ public:
     if (Par.getBoolAttr("disable_tma").value_or(false))
       return "a copy is marked T.copy(..., disable_tma=True)";
     auto Extents = Par.getIntArrayAttr("extents");
-    if (!Extents || Extents->size() != 2)
-      return "a copy is not of a rank-2 tile";
+    if (!Extents || Extents->empty() || Extents->size() > 2)
+      return "a copy is not of a rank-1 or rank-2 tile";
     Block &Body = Par.getBody();
-    I = Body.getArgument(0);
-    J = Body.getArgument(1);
+    Vector = Extents->size() == 1;
+    // A vector is the columns of a one-row tile.
+    I = Vector ? nullptr : Body.getArgument(0);
+    J = Body.getArgument(Vector ? 0 : 1);
     if (std::string Why = findMove(Body); !Why.empty())
       return Why;
     Dst = Store->getGroup(1).front();
@@ -108,8 +110,9 @@ public:
       return "a copy reads a view of a global tensor (T.Tensor over "
              "another's .data), which has no tensor map";
     auto Shape = Dst->getType().getStaticShape();
-    if (!Shape || *Shape != *Extents || Store->getGroup(1).size() != 3 ||
-        Store->getGroup(1)[1] != I || Store->getGroup(1)[2] != J)
+    llvm::ArrayRef<Value *> StoreIdx = Store->getGroup(1).drop_front();
+    if (!Shape || *Shape != *Extents || StoreIdx.back() != J ||
+        StoreIdx.size() != Extents->size() || (I && StoreIdx[0] != I))
       return "a copy does not fill its whole shared tile";
     if (Dst->getType().getDType() != Src->getType().getDType())
       return "a copy converts its elements";
@@ -171,11 +174,15 @@ public:
     B.setInsertionPoint(&Par);
     B.setLoc(Par.getLoc());
     Value *Zero = B.createConstInt(0);
-    std::vector<Value *> Operands = {Dst, Zero, Zero, Src};
+    unsigned DstRank = Dst->getType().rank();
+    std::vector<Value *> Operands = {Dst};
+    Operands.insert(Operands.end(), DstRank, Zero);
+    Operands.push_back(Src);
     for (Value *V : Bases)
       Operands.push_back(V ? V : Zero);
     Operation *Tma =
-        B.create(OpKind::TmaLoad, Operands, {3, unsigned(Bases.size() + 1)}, {},
+        B.create(OpKind::TmaLoad, Operands,
+                 {DstRank + 1, unsigned(Bases.size() + 1)}, {},
                  {{"box", Attribute::intArray({Plan.BoxRows, Plan.BoxCols})},
                   {"swizzle", Attribute::integer(Plan.Swizzle)},
                   {"dst_offsets", Attribute::intArray(Plan.DstOffsets)},
@@ -187,6 +194,8 @@ public:
 
 private:
   Operation &Par;
+  /// A rank-1 tile: no row variable, one row of boxes.
+  bool Vector = false;
   Value *I = nullptr, *J = nullptr, *Dst = nullptr, *Src = nullptr;
   Operation *Load = nullptr, *Store = nullptr;
   Value *Guard = nullptr;
@@ -280,9 +289,12 @@ private:
     const char *NotBox = "a copy's tile is not rows of one dim by the "
                          "tensor's contiguous dim at affine offsets (a "
                          "transposing copy or a gather)";
+    // A vector's boxes are one row of the dim before the contiguous one.
+    if (Vector)
+      RowDim = Rank - 2;
     for (unsigned D = 0; D + 1 < Rank; ++D) {
       Value *Base;
-      if (RowDim < 0 && affineIn(Idx[D], I, Base)) {
+      if (!Vector && RowDim < 0 && affineIn(Idx[D], I, Base)) {
         RowDim = D;
         Bases.push_back(Base);
         continue;
@@ -329,7 +341,28 @@ private:
     return false;
   }
 
+  /// A vector is copied in boxes of one row and up to 256 elements,
+  /// unswizzled.
+  std::string planVector() {
+    int64_t N = Dst->getType().getDims()[0].getValue();
+    int64_t E = bitWidth(Dst->getType().getDType()) / 8;
+    Plan = BoxPlan();
+    Plan.BoxRows = 1;
+    Plan.BoxCols = std::min<int64_t>(N, 256);
+    if (N % Plan.BoxCols || Plan.BoxCols * E % 16)
+      return "vector tile '" + Dst->getNameHint().str() +
+             "' is not boxes of a multiple of 16 bytes";
+    for (int64_t C = 0; C < N; C += Plan.BoxCols) {
+      Plan.DstOffsets.push_back(C);
+      Plan.SrcOffsets.push_back(0);
+      Plan.SrcOffsets.push_back(C);
+    }
+    return "";
+  }
+
   std::string planLayout() {
+    if (Vector)
+      return planVector();
     std::optional<layout::WgmmaSharedLayout> W;
     const Type &T = Dst->getType();
     for (const Use &U : Dst->getUses())

@@ -11,7 +11,8 @@
 //     }
 //   optionally with the move under `if c {..} {store 0, %S[%i, %j]}`, c a
 //   conjunction of `b + %i < extent` / `b + %j < extent` bounds checks of
-//   the global tensor's own extents.
+//   the global tensor's own extents; or the same of a vector,
+//   `parallel {extents = [C]} (%j)` storing `%S[%j]` (a row of LSE values).
 // Does: per `for {kind = "pipelined", num_stages >= 1}` that can be
 //   software-pipelined (canSoftwarePipeline), when every global->shared
 //   copy loop at the top of its body takes TMA, replaces each by one
@@ -26,7 +27,10 @@
 //   that the boxes [min(R, 256), swizzle span] written by the TMA unit with
 //   that swizzle (an XOR of address bits [4, 7) with [7, 10) relative to
 //   the atom) put every element where the layout does, each box starting
-//   on an atom boundary. The bounds checks become the hardware's zero
+//   on an atom boundary. A vector is copied as one-row boxes of up to 256
+//   elements (a multiple of 16 bytes) along G's contiguous dim, unswizzled,
+//   its row at the index of the dim before. The bounds checks become the
+//   hardware's zero
 //   fill of out-of-bounds elements, so partial and dynamic tiles need no
 //   predicates. The tma_loads get their mbarrier from lower-pipelined.
 //   When some copy of a loop cannot take TMA, no copy of it does, and a
