@@ -21,13 +21,16 @@ For every case below (a file of TileLang's examples/ and one kernel of it):
 --time also times each case's launcher on its first inputs (median of
 CUDA-event batches, eager launches) and prints the milliseconds.
 
---sanitize runs every case again, small, as a child process under
-compute-sanitizer with each named tool and records whether it reported
-anything. The table is printed last; results.json goes to --out.
+--sanitize runs the cases again, small, in one child process per named
+tool under compute-sanitizer, and records whether the tool reported
+anything. Cases of one file with the same -D values share one build, and
+the children reuse the parent's builds (--build-dir) when the parent ran
+--small too. The table is printed last; results.json goes to --out.
 """
 
 import argparse
 import ctypes
+import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -172,9 +175,14 @@ def attention(q, k, v, causal=False, layout="bhsd"):
 
 class Case:
     def __init__(self, name, file, ref, kernel=None, outputs=None, small=None,
-                 overrides=None, init=None, tol=None, exact=(), load=True):
+                 overrides=None, init=None, tol=None, exact=(), load=True,
+                 site_defines=True):
         self.name, self.file, self.ref = name, file, ref
         self.load = load              # import the example for its references
+        # -D values from the driver's call sites; off where kernels of one
+        # file take different values of one parameter (tilec then gives
+        # each kernel its own call's values).
+        self.site_defines = site_defines
         self.kernel = kernel          # manifest kernel name; first if None
         self.outputs = outputs        # outputs compared (default: all outputs)
         self.small = small or {}      # -D overrides for --small / sanitizer
@@ -459,7 +467,36 @@ CASES = [
     Case("gqa_bwd_dq_postprocess", "flash_attention/example_gqa_bwd.py",
          lambda m, t, p: {"dQ_out": _dq_unpermuted(t["dQ"])}, load=False,
          kernel="flashattn_bwd_postprocess", small={"seq_len": 128}),
+    # The gemv variants of one file, each kernel with its own call's block
+    # sizes (get_autotuned_kernel: its first autotune configuration):
+    # SIMT split-K with shared atomics, TVM's thread all-reduce
+    # (T.tvm_thread_allreduce over threadIdx.y), a T.alloc_reducer.
+    *[Case(f"gemv_{k}", "gemv/example_gemv.py",
+           lambda m, t, p: {"C": m.ref_program(d(t["A"]), d(t["B"]))},
+           kernel=k, site_defines=False, small={"N": 256, "K": 512, "M": 256})
+      for k in ("naive_gemv", "naive_splitk_gemv", "splitk_gemv", "splitk_gemv_vectorized",
+                "splitk_gemv_vectorized_tvm", "get_autotuned_kernel")],
+    Case("gemv_alloc_reducer", "gemv/example_gemv.py",
+         lambda m, t, p: {"o": d(t["a"]) @ d(t["x"])},
+         kernel="gemv_alloc_reducer", site_defines=False, small={"N": 256, "K": 512, "M": 256}),
+    # fp16 x uint4 gemv, lop3 decoding of interleaved weights, fp16
+    # partials combined by T.tvm_thread_allreduce over threadIdx.x.
+    Case("dequant_gemv_fp16xint4", "dequantize_gemm/example_dequant_gemv_fp16xint4.py",
+         lambda m, t, p: _int4_interleaved_gemv(t), load=False,
+         overrides={"N": 1024, "K": 1024}, small={"N": 256, "K": 512}),
 ]
+
+
+def _int4_interleaved_gemv(t):
+    """C = A @ B^T with B decoded as the example's fast (lop3) path reads
+    it: each int32 word of B holds 8 uint4 values, element e in nibble
+    (e % 2) * 4 + e // 2 (the order of quantize.utils.interleave_weight,
+    which decode_i4u_to_f16 undoes)."""
+    import torch
+    q = t["B"].contiguous().view(torch.int32)
+    nibbles = [(q >> (4 * ((e % 2) * 4 + e // 2))) & 0xF for e in range(8)]
+    b = torch.stack(nibbles, dim=-1).reshape(q.shape[0], -1)
+    return {"C": d(t["A"]) @ d(b).T}
 
 
 def _dq_unpermuted(dq):
@@ -522,7 +559,7 @@ SYMBOLS = {
 #===----------------------------------------------------------------------===#
 
 def defines_for(case, checkout, small):
-    found = call_site_defines(checkout / "examples" / case.file)
+    found = call_site_defines(checkout / "examples" / case.file) if case.site_defines else []
     vals = dict(x[2:].split("=", 1) for x in found)
     vals.update({k: str(v) for k, v in case.overrides.items()})
     if small:
@@ -530,21 +567,29 @@ def defines_for(case, checkout, small):
     return vals
 
 
+def build_key(case, args, vals):
+    text = json.dumps([case.file, args.target, sorted(vals.items())])
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
 def build(case, args, vals, work):
-    cu = work / f"{case.name}.cu"
+    out = work / build_key(case, args, vals)
+    cu, so, manifest = out / "kernels.cu", out / "libkernels.so", out / "kernels.json"
+    if so.exists():  # the parent run's build (sanitizer children)
+        return (so, json.loads(manifest.read_text())), None
+    out.mkdir(parents=True, exist_ok=True)
     cmd = [args.tilec, str(args.checkout / "examples" / case.file), f"--target={args.target}",
            "-o", str(cu)] + [f"-D{k}={v}" for k, v in vals.items()]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if r.returncode:
         return None, "tilec: " + (r.stderr.strip().splitlines() or ["?"])[0]
-    so = work / f"lib{case.name}.so"
     gencode = gencode_for(args.target, 90)
     cmd = [args.nvcc, "-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC", gencode,
-           "-I", str(ROOT / "runtime"), "-I", str(work), "-o", str(so), str(cu)]
+           "-I", str(ROOT / "runtime"), "-I", str(out), "-o", str(so), str(cu)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if r.returncode:
         return None, "nvcc: " + (r.stderr.strip().splitlines() or ["?"])[0]
-    return (so, json.loads((work / f"{case.name}.json").read_text())), None
+    return (so, json.loads(manifest.read_text())), None
 
 
 def pick_kernel(manifest, case):
@@ -633,10 +678,11 @@ def time_launcher(launch, reps=20):
     return sorted(times)[len(times) // 2]
 
 
-def sanitize(case, args, tool):
+def sanitize(names, args, tool, work):
+    """One child under the tool runs every case in names, small."""
     cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "97",
-           sys.executable, __file__, str(args.checkout), "--only", case.name, "--small",
-           "--tilec", args.tilec, "--target", args.target, "--child"]
+           sys.executable, __file__, str(args.checkout), "--only", ",".join(names), "--small",
+           "--tilec", args.tilec, "--target", args.target, "--build-dir", str(work), "--child"]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.sanitize_timeout)
     except subprocess.TimeoutExpired:
@@ -660,6 +706,7 @@ def main():
     ap.add_argument("--sanitize", default="")
     ap.add_argument("--sanitize-timeout", type=int, default=240)
     ap.add_argument("--child", action="store_true")
+    ap.add_argument("--build-dir", default="")
     ap.add_argument("--time", action="store_true",
                     help="also time each case's launcher (median of CUDA-event batches)")
     ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "bench/out")))
@@ -667,10 +714,17 @@ def main():
     cases = [c for c in CASES if not args.only or c.name in args.only.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        # nvcc dominates: build every case at once, then run them in order.
+        work = Path(args.build_dir or tmp)
+        # nvcc dominates: build every distinct (file, -D values) at once,
+        # then run the cases in order.
         plans = [(c, defines_for(c, args.checkout, args.small)) for c in cases]
+        distinct = {}
+        for c, v in plans:
+            distinct.setdefault(build_key(c, args, v), (c, v))
         with ThreadPoolExecutor(max(1, min(16, os.cpu_count() or 1))) as ex:
-            builds = list(ex.map(lambda cv: build(cv[0], args, cv[1], Path(tmp)), plans))
+            done = dict(zip(distinct, ex.map(lambda cv: build(cv[0], args, cv[1], work),
+                                             distinct.values())))
+        builds = [done[build_key(c, args, v)] for c, v in plans]
         for (case, vals), (built, err) in zip(plans, builds):
             row = {"case": case.name, "file": case.file, "defines": vals}
             if err:
@@ -685,13 +739,15 @@ def main():
                            ms=getattr(case, "ms", None))
             except Exception as e:  # a failing case must not hide the others
                 row.update(status="ERROR", error=f"{type(e).__name__}: {e}")
-            if args.sanitize and not args.child:
-                row["sanitizer"] = [sanitize(case, args, t) for t in args.sanitize.split(",")]
             rows.append(row)
-            san = " ".join(f"{x['tool']}:{'clean' if x['ok'] else x.get('note') or x.get('summary')}"
-                           for x in row.get("sanitizer", []))
-            print(f"{case.name}: {row['status']} {row.get('max_rel_err', row.get('error', ''))} {san}",
+            print(f"{case.name}: {row['status']} {row.get('max_rel_err', row.get('error', ''))}",
                   flush=True)
+        built = [r["case"] for r in rows if r["status"] != "BUILD"]
+        if args.sanitize and not args.child and built:
+            results = [sanitize(built, args, t, work) for t in args.sanitize.split(",")]
+            for r in rows:
+                if r["case"] in built:
+                    r["sanitizer"] = results
     if args.child:
         sys.exit(0 if all(r["status"] == "PASS" for r in rows) else 1)
     Path(args.out).mkdir(parents=True, exist_ok=True)

@@ -271,6 +271,10 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkReduce(Op);
   case OpKind::Cumsum:
     return checkCumsum(Op);
+  case OpKind::AllReduce:
+    return checkAllReduce(Op);
+  case OpKind::FinalizeReducer:
+    return checkFinalizeReducer(Op);
   case OpKind::Atomic:
     return checkAtomic(Op);
   case OpKind::UseSwizzle:
@@ -566,7 +570,11 @@ bool Verifier::checkAlloc(const Operation &Op) {
   }
   if (!T.hasStaticShape())
     return fail(Op, "buffer shape must be static, got " + T.str());
-  return true;
+  if (!Op.getAttr("reducer"))
+    return true;
+  if (T.getScope() != Scope::Fragment)
+    return fail(Op, "a reducer must be a fragment, got " + T.str());
+  return checkStringChoice(Op, "reducer", {"sum", "max", "min"}, true);
 }
 
 /// A global view (`T.Tensor(shape, dtype, buf.data)`) of a parameter or a
@@ -786,6 +794,37 @@ bool Verifier::checkCumsum(const Operation &Op) {
   if (Op.getAttr("reverse") && !Op.getBoolAttr("reverse"))
     return fail(Op, "attribute 'reverse' must be a bool");
   return true;
+}
+
+/// %r = allreduce %v {kind = "sum", dims = [1]} : f32
+bool Verifier::checkAllReduce(const Operation &Op) {
+  const Type &T = Op.getResult()->getType();
+  if (!T.isScalar() || T.isBool() || Op.getOperand(0)->getType() != T)
+    return fail(Op, "value must be a non-i1 scalar of the result type " +
+                        T.str() + ", got " + typesOf(Op.getOperands()));
+  if (!checkStringChoice(Op, "kind", {"sum", "max", "min"}, true))
+    return false;
+  auto Dims = Op.getIntArrayAttr("dims");
+  if (!Dims || Dims->empty())
+    return fail(Op, "attribute 'dims' must be a non-empty list of thread "
+                    "dimensions");
+  unsigned Seen = 0;
+  for (int64_t D : *Dims) {
+    if (D < 0 || D > 2 || (Seen >> D & 1))
+      return fail(Op, "attribute 'dims' must list distinct thread "
+                      "dimensions 0, 1 or 2");
+    Seen |= 1u << D;
+  }
+  return checkInKernel(Op);
+}
+
+/// finalize_reducer %acc: %acc an `alloc {reducer = ...}` fragment.
+bool Verifier::checkFinalizeReducer(const Operation &Op) {
+  const Operation *Def = Op.getOperand(0)->getDefiningOp();
+  if (!Def || !Def->is(OpKind::Alloc) || !Def->getAttr("reducer"))
+    return fail(Op, "operand must be a reducer (an alloc with attribute "
+                    "'reducer')");
+  return checkInKernel(Op);
 }
 
 bool Verifier::checkAtomic(const Operation &Op) {

@@ -74,6 +74,8 @@ private:
   bool checkGemm(const Operation &Op);
   bool checkReduce(const Operation &Op);
   bool checkCumsum(const Operation &Op);
+  bool checkAllReduce(const Operation &Op);
+  bool checkFinalizeReducer(const Operation &Op);
   bool checkAtomic(const Operation &Op);
   bool checkVectorAtomic(const Operation &Op);
   bool checkUseSwizzle(const Operation &Op);

@@ -236,6 +236,10 @@ Value sema::tReinterpret(Interp &I, BoundArgs &A) {
     I.error(A.CallRange, diag::err_missing_argument) << A.name() << "dtype";
     return Value::poison();
   }
+  // TVM's opaque pointer: only T.attr's value takes it (and ignores it).
+  if (A[TypeArg].isStr() && A[TypeArg].getStr() == "handle")
+    return Value::object(
+        std::make_shared<OpaqueObj>("T.reinterpret(..., dtype=\"handle\")"));
   auto To = I.dtypeOf(A[TypeArg], A.range(TypeArg), "dtype of T.reinterpret");
   ir::Value *X = To ? I.toRuntime(A[ValueArg], A.range(ValueArg)) : nullptr;
   if (!X)

@@ -317,6 +317,9 @@ public:
   /// Why each enclosing role block whose threads are not one contiguous
   /// range has none (tile operators cannot be split over its threads).
   std::vector<std::string> RolesWithoutRange;
+  /// The reducers of the enclosing `with T.attr(r, "reduce_scope", ...)`
+  /// blocks, innermost last (T.tvm_thread_allreduce uses it).
+  std::vector<std::shared_ptr<CommReducerObj>> ReduceScopes;
   /// The thread count of each enclosing role block that has a range.
   std::vector<int64_t> RoleThreadCounts;
   /// The Philox state array of each kernel that calls T.rng_init.
@@ -364,6 +367,10 @@ public:
 
 /// The source text of a range, for messages: `A_shared`, `T.copy`.
 std::string exprText(llvm::SMRange R);
+/// `A[i, j] = v`: a store, with an implicit cast to the buffer's dtype
+/// (Statements.cpp).
+void storeRef(Interp &I, BufferRefObj &Ref, const Value &V,
+              llvm::SMRange ValueRange);
 /// Python's format(V, Spec) for ints, floats and strings; nullopt when the
 /// spec is invalid or does not apply to V's type.
 std::optional<std::string> formatWithSpec(const Value &V, llvm::StringRef Spec);

@@ -210,7 +210,9 @@ Value dynamicParam(Interp &I, const FunctionObj &F, size_t K,
 
 /// Arguments for a factory or eager kernel: -D values, else the driver's
 /// call (Site), else defaults (left to the binder), else the selected
-/// autotune configuration; Skip marks parameters that need no value.
+/// autotune configuration, which also replaces a default of None (the
+/// autotuner passes every key of its configurations); Skip marks
+/// parameters that need no value.
 bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
                  const CallSite *Site, CallArgs &Args) {
   bool OK = true;
@@ -227,7 +229,8 @@ bool factoryArgs(Interp &I, FunctionObj &F, const std::vector<bool> &Skip,
       V = parseDefineValue(It->second);
     else if (FromSite)
       V = isHostData(*FromSite) ? dynamicParam(I, F, K, *Site) : *FromSite;
-    else if (F.HasDefault[K])
+    else if (F.HasDefault[K] &&
+             !(F.Defaults[K].isNone() && configValue(I, F, K)))
       continue;
     else if (auto C = configValue(I, F, K))
       V = *C;

@@ -67,9 +67,8 @@ void Interp::closeRegion() {
 // Assignment
 //===----------------------------------------------------------------------===//
 
-/// `A[i, j] = v`: a store, with an implicit cast to the buffer's dtype.
-static void storeRef(Interp &I, BufferRefObj &Ref, const Value &V,
-                     llvm::SMRange ValueRange) {
+void sema::storeRef(Interp &I, BufferRefObj &Ref, const Value &V,
+                    llvm::SMRange ValueRange) {
   if (Ref.hasSlice()) {
     I.error(Ref.Range, diag::err_feature_unsupported)
         << "assigning to a buffer slice (use T.fill or T.copy)";
@@ -1059,6 +1058,24 @@ static Flow execHostWith(Interp &I, const WithStmt *S) {
   return I.exec(S->Body);
 }
 
+/// `with T.attr(T.comm_reducer(...), "reduce_scope", ...)`: the body's
+/// T.tvm_thread_allreduce calls combine with that reducer. No other
+/// attribute has a meaning here.
+static Flow execAttrScope(Interp &I, const WithStmt *S, const AttrScopeObj &A) {
+  auto R = A.Node.getAs<CommReducerObj>();
+  if (A.Key != "reduce_scope" || !R) {
+    I.error(S->Items[0].Context->getRange(), diag::err_feature_unsupported)
+        << "T.attr with key '" + A.Key +
+               "' (only a T.comm_reducer's \"reduce_scope\" is)";
+    return Flow::Normal;
+  }
+  I.ReduceScopes.push_back(
+      std::static_pointer_cast<CommReducerObj>(A.Node.getObjectPtr()));
+  Flow F = I.exec(S->Body);
+  I.ReduceScopes.pop_back();
+  return F;
+}
+
 static Flow execWith(Interp &I, const WithStmt *S) {
   if (!I.hasIR() && !isKernelCall(S->Items[0].Context.get()))
     return execHostWith(I, S);
@@ -1076,6 +1093,8 @@ static Flow execWith(Interp &I, const WithStmt *S) {
       return I.execKernel(S, *K);
     if (auto *R = Ctx.getAs<RoleObj>())
       return execRole(I, S, *R);
+    if (auto *A = Ctx.getAs<AttrScopeObj>())
+      return execAttrScope(I, S, *A);
   }
   I.error(S->Items[0].Context->getRange(), diag::err_feature_unsupported)
       << "this 'with' statement (only 'with T.Kernel(...)' is)";

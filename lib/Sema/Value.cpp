@@ -155,6 +155,10 @@ static std::string objectTypeName(const Object &O) {
            tileLangName(llvm::cast<AddressObj>(O).Buf->Ty).str() + " element";
   case Object::Kind::Role:
     return "T.ws role";
+  case Object::Kind::CommReducer:
+    return "T.comm_reducer";
+  case Object::Kind::AttrScope:
+    return "T.attr scope";
   case Object::Kind::Stale:
     return "stale name";
   }

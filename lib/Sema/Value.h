@@ -154,6 +154,8 @@ public:
     Layout,
     Address,
     Role,
+    CommReducer,
+    AttrScope,
     Stale
   };
   explicit Object(Kind K) : K(K) {}
@@ -270,6 +272,8 @@ public:
   /// T.alloc_global).
   ir::Operation *Kernel = nullptr;
   llvm::SMRange DeclRange;
+  /// T.alloc_reducer: its combining op (sum, max, min); empty otherwise.
+  std::string Reducer;
   bool isVar() const { return Scope == ir::Scope::Var; }
 };
 
@@ -317,6 +321,28 @@ public:
   int64_t Offset = 0;
   int64_t Count = 0;
   std::string NoRangeWhy;
+};
+
+/// T.comm_reducer(combiner, identity): TVM's commutative reducer, the
+/// combining function of T.tvm_thread_allreduce inside a
+/// `with T.attr(reducer, "reduce_scope", ...)`.
+class CommReducerObj : public Object {
+public:
+  CommReducerObj() : Object(Kind::CommReducer) {}
+  TILEC_SEMA_OBJECT(CommReducer)
+  Value Combiner;
+  std::vector<Value> Identity;
+  llvm::SMRange CombinerRange, IdentityRange;
+};
+
+/// T.attr(node, key, value): an attribute scope for `with`.
+class AttrScopeObj : public Object {
+public:
+  AttrScopeObj() : Object(Kind::AttrScope) {}
+  TILEC_SEMA_OBJECT(AttrScope)
+  Value Node;
+  std::string Key;
+  llvm::SMRange NodeRange, KeyRange;
 };
 
 /// T.Tensor(shape, dtype) / T.Buffer(shape, dtype): a parameter type.

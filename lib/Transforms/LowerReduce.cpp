@@ -171,6 +171,27 @@ bool shapesMatch(const Fragment &Src, const Fragment &Dst, unsigned Dim) {
 } // namespace
 
 std::optional<ReduceThreadPlan>
+tilec::planXorCombine(const std::vector<std::set<int64_t>> &Groups,
+                      int64_t WarpSize, std::string &Why) {
+  auto V = xorGroup(Groups, Why);
+  if (!V)
+    return std::nullopt;
+  ReduceThreadPlan Plan;
+  std::vector<int64_t> Wide;
+  for (int64_t B : xorBasis(*V))
+    (B < WarpSize ? Plan.LaneMasks : Wide).push_back(B);
+  for (int64_t Mask = 1; Mask < (int64_t(1) << Wide.size()); ++Mask) {
+    int64_t S = 0;
+    for (unsigned K = 0; K != Wide.size(); ++K)
+      if (Mask >> K & 1)
+        S ^= Wide[K];
+    Plan.WarpOffsets.push_back(S);
+  }
+  llvm::sort(Plan.WarpOffsets);
+  return Plan;
+}
+
+std::optional<ReduceThreadPlan>
 tilec::planFragmentReduce(const Fragment &Src, const Fragment &Dst,
                           unsigned Dim, int64_t WarpSize, std::string &Why) {
   int64_t Work =
@@ -187,22 +208,26 @@ tilec::planFragmentReduce(const Fragment &Src, const Fragment &Dst,
   auto H = enumerateHolders(Dst, Why);
   if (!H || !checkContributions(Src, Dst, Dim, *H, Why))
     return std::nullopt;
-  auto V = xorGroup(H->Threads, Why);
-  if (!V)
+  auto Plan = planXorCombine(H->Threads, WarpSize, Why);
+  if (Plan)
+    Plan->RegisterElement = std::move(H->RegisterElement);
+  return Plan;
+}
+
+std::optional<ReduceThreadPlan> tilec::planReplicaCombine(const Fragment &F,
+                                                          int64_t WarpSize,
+                                                          std::string &Why) {
+  if (layout::shapeSize(F.getInputShape()) * F.getReplicateSize() >
+      layout::DefaultEnumerationLimit) {
+    Why = "the layout is too large to check";
     return std::nullopt;
-  ReduceThreadPlan Plan;
-  Plan.RegisterElement = std::move(H->RegisterElement);
-  std::vector<int64_t> Wide;
-  for (int64_t B : xorBasis(*V))
-    (B < WarpSize ? Plan.LaneMasks : Wide).push_back(B);
-  for (int64_t Mask = 1; Mask < (int64_t(1) << Wide.size()); ++Mask) {
-    int64_t S = 0;
-    for (unsigned K = 0; K != Wide.size(); ++K)
-      if (Mask >> K & 1)
-        S ^= Wide[K];
-    Plan.WarpOffsets.push_back(S);
   }
-  llvm::sort(Plan.WarpOffsets);
+  auto H = enumerateHolders(F, Why);
+  if (!H)
+    return std::nullopt;
+  auto Plan = planXorCombine(H->Threads, WarpSize, Why);
+  if (Plan)
+    Plan->RegisterElement = std::move(H->RegisterElement);
   return Plan;
 }
 
@@ -216,18 +241,16 @@ class ReduceLowering {
 public:
   ReduceLowering(Operation &Op, DiagnosticEngine &Diags, int64_t WarpSize)
       : Op(Op), Kernel(*Op.getParentOfKind(OpKind::Kernel)), Diags(Diags),
-        WarpSize(WarpSize),
-        Kind(Op.getStringAttr("kind").value_or("sum").str()),
+        WarpSize(WarpSize), Kind(kindOf(Op)),
         Axis(Op.getIntAttr("dim").value_or(0)),
         Clear(Op.getBoolAttr("clear").value_or(true)), Src(Op.getOperand(0)),
-        Dst(Op.getOperand(1)), DT(Dst->getType().getDType()) {}
+        Dst(Op.is(OpKind::Reduce) ? Op.getOperand(1) : Op.getOperand(0)),
+        DT(Dst->getType().getDType()) {}
 
   bool run() {
     if (!isFloat(DT) && !isInteger(DT))
       return fail("the destination dtype " + tileLangName(DT).str() +
                   " cannot accumulate");
-    if (Src == Dst)
-      return fail("the source and the destination are the same buffer");
     // Its exchanges across warps synchronize the whole block
     // (__syncthreads); in a role of whole warps, shuffles among each warp's
     // lanes are all it may use.
@@ -235,17 +258,11 @@ public:
     ThreadRange Range = threadRangeOf(Op);
     if (InRole && (Range.Count % WarpSize || Range.Offset % WarpSize))
       return fail("it is inside a T.ws role block that is not whole warps");
-    if (InRole && !(isFragment(Src) && isFragment(Dst)))
-      return fail("inside a role only a fragment-to-fragment reduction is "
-                  "supported");
     B.setInsertionPoint(&Op);
     B.setLoc(Op.getLoc());
-    bool SrcFrag = isFragment(Src), DstFrag = isFragment(Dst);
-    bool OK = !SrcFrag        ? lowerSerial()
-              : DstFrag       ? lowerFragments()
-              : isShared(Dst) ? lowerToShared()
-                              : fail("a fragment source needs a fragment or "
-                                     "shared destination");
+    bool OK = Op.is(OpKind::Reduce)            ? lowerReduce()
+              : Op.is(OpKind::FinalizeReducer) ? lowerFinalize()
+                                               : lowerAllReduce();
     if (OK)
       Op.erase();
     return OK;
@@ -273,9 +290,23 @@ private:
     return V->getType().getScope() == Scope::Shared;
   }
 
+  /// The combining op: the `kind` attribute, or a reducer's own.
+  static std::string kindOf(const Operation &Op) {
+    if (!Op.is(OpKind::FinalizeReducer))
+      return Op.getStringAttr("kind").value_or("sum").str();
+    return Op.getOperand(0)
+        ->getDefiningOp()
+        ->getStringAttr("reducer")
+        .value_or("sum")
+        .str();
+  }
+
   bool fail(const std::string &Why) {
-    Diags.report(Op.getLoc(), diag::err_reduce_layout)
-        << "reduce_" + Kind << Why;
+    std::string Name = Op.is(OpKind::Reduce) ? "reduce_" + Kind
+                       : Op.is(OpKind::FinalizeReducer)
+                           ? "finalize_reducer"
+                           : "tvm_thread_allreduce";
+    Diags.report(Op.getLoc(), diag::err_reduce_layout) << Name << Why;
     return false;
   }
 
@@ -293,6 +324,88 @@ private:
   }
 
   ReduceKind kind() const { return parseReduceKind(Kind); }
+
+  bool lowerReduce() {
+    if (Src == Dst)
+      return fail("the source and the destination are the same buffer");
+    if (InRole && !(isFragment(Src) && isFragment(Dst)))
+      return fail("inside a role only a fragment-to-fragment reduction is "
+                  "supported");
+    bool SrcFrag = isFragment(Src), DstFrag = isFragment(Dst);
+    return !SrcFrag        ? lowerSerial()
+           : DstFrag       ? lowerFragments()
+           : isShared(Dst) ? lowerToShared()
+                           : fail("a fragment source needs a fragment or "
+                                  "shared destination");
+  }
+
+  //===--- Reducers and scalar all-reduces -------------------------------===//
+
+  /// T.finalize_reducer: every register of the reducer combined across the
+  /// threads holding its element (their partials), in place.
+  bool lowerFinalize() {
+    std::string Why;
+    auto D = layoutOf(Dst, Why);
+    if (!D)
+      return fail(Why);
+    auto Plan = planReplicaCombine(*D, WarpSize, Why);
+    if (!Plan)
+      return fail(Why);
+    if (InRole && !Plan->WarpOffsets.empty())
+      return fail("inside a role its replicas would span more than one warp");
+    combineThreads(*Plan, Dst, Dst, /*ClearTarget=*/true);
+    return true;
+  }
+
+  /// %r = allreduce %v {dims}: the value goes through a one-register local
+  /// buffer so that the fragment exchange above applies unchanged.
+  bool lowerAllReduce() {
+    for (Operation *P = Op.getParentOp(); P != &Kernel; P = P->getParentOp())
+      if (!P->is(OpKind::For))
+        return fail("every thread of the block must reach it, so it may "
+                    "only be nested in serial loops (not in an if, a while "
+                    "or a T.Parallel loop)");
+    std::string Why;
+    auto Plan = planXorCombine(threadGroups(), WarpSize, Why);
+    if (!Plan)
+      return fail("the threads it combines (the block's threads that differ "
+                  "only in the named thread dimensions) are not a "
+                  "power-of-2 pattern of the linear thread index");
+    Plan->RegisterElement = {layout::Indices{0}};
+    Value *Acc = allocAtKernelStart(
+        Type::buffer(Scope::Local, {ir::Dim(1)}, DT), "allreduce_acc");
+    Value *Zero = B.createConstInt(0);
+    B.createStore(Src, Acc, {Zero});
+    combineThreads(*Plan, Acc, Acc, /*ClearTarget=*/true);
+    Op.getResult()->replaceAllUsesWith(B.createLoad(Acc, {Zero}));
+    return true;
+  }
+
+  /// The block's threads grouped by their indices in the dimensions that
+  /// `dims` does not name.
+  std::vector<std::set<int64_t>> threadGroups() {
+    std::vector<int64_t> Extents =
+        Kernel.getIntArrayAttr("threads").value_or(std::vector<int64_t>{1});
+    Extents.resize(3, 1);
+    unsigned Reduced = 0;
+    for (int64_t D :
+         Op.getIntArrayAttr("dims").value_or(std::vector<int64_t>{}))
+      Reduced |= 1u << D;
+    std::map<std::vector<int64_t>, std::set<int64_t>> Groups;
+    for (int64_t T = 0; T != kernelThreadCount(Kernel); ++T) {
+      std::vector<int64_t> Key;
+      int64_t Rest = T;
+      for (unsigned D = 0; D != 3; ++D) {
+        Key.push_back(Reduced >> D & 1 ? 0 : Rest % Extents[D]);
+        Rest /= Extents[D];
+      }
+      Groups[Key].insert(T);
+    }
+    std::vector<std::set<int64_t>> Out;
+    for (auto &KV : Groups)
+      Out.push_back(std::move(KV.second));
+    return Out;
+  }
 
   //===--- Fragment source and destination --------------------------------===//
 
@@ -630,14 +743,28 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    return lowerEach(
+    bool OK = lowerEach(
         Module,
         [](Operation &Op) {
-          return Op.is(OpKind::Reduce) && Op.getParentOfKind(OpKind::Kernel);
+          return (Op.is(OpKind::Reduce) || Op.is(OpKind::FinalizeReducer) ||
+                  Op.is(OpKind::AllReduce)) &&
+                 Op.getParentOfKind(OpKind::Kernel);
         },
         [&](Operation &Op) {
           return ReduceLowering(Op, Ctx.Diags, Ctx.Tgt.WarpSize).run();
         });
+    forgetReducers(Module);
+    return OK;
+  }
+
+private:
+  /// Once their finalizes are lowered, reducers are plain fragments (which
+  /// lower-fragments turns into local arrays).
+  static void forgetReducers(Operation &Module) {
+    Module.walk([](Operation &Op) {
+      if (Op.is(OpKind::Alloc))
+        Op.removeAttr("reducer");
+    });
   }
 };
 

@@ -38,9 +38,20 @@
 //   Inside a role (a thread-range `if`: T.ws, `if tx < K`) only the
 //   fragment scheme without shared exchange runs (no block barrier there):
 //   the role must be whole warps and each row's threads one warp's lanes.
-// Guarantees: no `reduce` op remains on success; every replica of a dst
-//   element holds the full reduction. A layout pair outside the scheme,
-//   or a role reduction that would need the block, gives
+//   Also, with step 3 alone (its butterfly and shared exchange):
+//   - `finalize_reducer %acc` (T.finalize_reducer, after reducer-updates):
+//     every register of the reducer combined in place across the threads
+//     holding its element, which must be one xor pattern;
+//   - `%r = allreduce %v {kind, dims}` (T.tvm_thread_allreduce): the
+//     block's threads grouped by their indices in the dims not named, the
+//     groups one xor pattern of the linear thread index; %v goes through
+//     a `local<[1]>` accumulator and %r is its final value. Only serial
+//     loops may enclose it (every thread reaches every shfl and barrier).
+// Guarantees: no `reduce`, `finalize_reducer` or `allreduce` op remains on
+//   success, and no alloc keeps its `reducer` attribute (the reducers are
+//   plain fragments from here on); every replica of a dst element holds the
+//   full reduction. A layout pair outside the scheme, thread groups that are
+//   not one xor pattern, or a role reduction that would need the block, gives
 //   err_reduce_layout.
 //
 //===----------------------------------------------------------------------===//
@@ -50,6 +61,7 @@
 #include "tilec/Layout/Layout.h"
 #include "tilec/Transforms/Pass.h"
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +82,20 @@ struct ReduceThreadPlan {
   /// keeps there; nullopt for a register no element uses.
   std::vector<std::optional<layout::Indices>> RegisterElement;
 };
+
+/// The shuffle masks and cross-warp offsets that combine a value among
+/// the threads of each group of \p Groups (linear thread indices), when
+/// every group is t ^ V for one xor group V; RegisterElement stays empty.
+/// nullopt with \p Why otherwise.
+std::optional<ReduceThreadPlan>
+planXorCombine(const std::vector<std::set<int64_t>> &Groups, int64_t WarpSize,
+               std::string &Why);
+
+/// The plan that combines every register of \p F across the threads
+/// holding its element (the replicas), for T.finalize_reducer.
+std::optional<ReduceThreadPlan> planReplicaCombine(const layout::Fragment &F,
+                                                   int64_t WarpSize,
+                                                   std::string &Why);
 
 /// The dst element of src element \p SrcIdx reduced along \p Dim, for a dst
 /// of rank \p DstRank (src rank - 1, src rank with dim kept as 1, or [1]).

@@ -34,6 +34,7 @@
 #include "LowerReduce.h"
 #include "PlanSharedMemory.h"
 #include "Rasterize.h"
+#include "ReducerUpdates.h"
 #include "ResolveStaticIf.h"
 #include "ResolveSubviews.h"
 #include "VectorizeLoops.h"
@@ -51,6 +52,7 @@ void tilec::registerAllPasses() {
   registerPass("gemm-layout", createGemmLayoutPass);
   registerPass("layout-inference", createLayoutInferencePass);
   registerPass("lower-gemm", createLowerGemmPass);
+  registerPass("reducer-updates", createReducerUpdatesPass);
   registerPass("lower-reduce", createLowerReducePass);
   registerPass("lower-cumsum", createLowerCumsumPass);
   registerPass("lower-parallel", createLowerParallelPass);
@@ -116,8 +118,12 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   PM.addPass(createGemmLayoutPass());
   PM.addPass(createLayoutInferencePass());
   PM.addPass(createLowerGemmPass());
+  // T.alloc_reducer buffers: their accesses are checked and each update
+  // runs on one replica of its loop iteration, before the reductions.
+  PM.addPass(createReducerUpdatesPass());
   // Reductions and scans become parallel loops over their sources (warp
-  // shuffles and shared memory between threads), lowered below.
+  // shuffles and shared memory between threads), lowered below, as do
+  // T.finalize_reducer and T.tvm_thread_allreduce.
   PM.addPass(createLowerReducePass());
   PM.addPass(createLowerCumsumPass());
   PM.addPass(createLowerParallelPass());
