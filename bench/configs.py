@@ -339,10 +339,13 @@ CONFIGS: Dict[str, List[Build]] = {
         B("b1 h32/8 s1000 d128", batch=1, seq_len=1000, tags=["check", "ragged"]),
         B("b1 h32/8 s1000 d128 causal", batch=1, seq_len=1000, is_causal=True,
           tags=["check", "ragged"]),
-        B("b1 h32/8 s8192 d128", batch=1, seq_len=8192),
-        B("b1 h32/8 s8192 d128 causal", batch=1, seq_len=8192, is_causal=True),
-        B("b8 h32/8 s1024 d128", seq_len=1024),
-        B("b8 h32/8 s4096 d128 causal", is_causal=True),
+        # Timed on flash_attention's tile candidates (the example's default
+        # is the sm_80 tile).
+        B("b1 h32/8 s8192 d128", batch=1, seq_len=8192, tiles=ATTN_TILES),
+        B("b1 h32/8 s8192 d128 causal", batch=1, seq_len=8192, is_causal=True,
+          tiles=ATTN_TILES),
+        B("b8 h32/8 s1024 d128", seq_len=1024, tiles=ATTN_TILES),
+        B("b8 h32/8 s4096 d128 causal", is_causal=True, tiles=ATTN_TILES),
     ],
     # Sequence lengths: refs.varlen_lengths (random, fixed by the shape, the
     # first one max_seqlen_q; keys as many as queries unless total_kv differs).

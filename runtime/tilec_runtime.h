@@ -17,6 +17,7 @@
  *   atomicMaxFloat, atomicMinFloat
  *                        atomic max/min on float and double through a
  *                        compare-and-swap loop; return the old value.
+ *   fastExp2             T.exp2 on float under fast math (ex2.approx.ftz).
  *   warpReduceSum, warpReduceMax
  *                        butterfly reductions over a full warp (32 lanes,
  *                        or the wavefront of 64 under HIP).
@@ -37,7 +38,8 @@
  *                        TMA box loads (sm_90) and the host-side encoding of
  *                        their tensor maps.
  *   wgmmaDescriptor, wgmmaFence, wgmmaCommit, wgmmaWait,
- *   wgmmaFenceOperands, fenceProxyAsync, setMaxNRegInc, setMaxNRegDec
+ *   wgmmaFenceOperands, fenceProxyAsync, setMaxNRegInc, setMaxNRegDec,
+ *   scheduleAfter
  *                        Hopper warpgroup MMA (sm_90a; the wgmma itself is
  *                        inline PTX in the generated kernel).
  *   philoxInit, philoxNext, philoxUniform, philoxUniformDouble
@@ -312,6 +314,37 @@ template <typename T> __device__ inline T shflXorAll(T V, int Offset) {
   return __shfl_xor_sync(0xffffffffu, V, Offset, warpSize);
 }
 #endif
+
+/* T.exp2 under fast math (the func attribute fast_math): the hardware's
+ * approximation with denormal inputs and results flushed to zero, one
+ * MUFU.EX2 where exp2f also scales denormals (three more instructions per
+ * call). HIP's exp2f is already the hardware instruction. */
+__device__ inline float fastExp2(float X) {
+#if defined(__CUDACC__)
+  float Y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(Y) : "f"(X));
+  return Y;
+#else
+  return exp2f(X);
+#endif
+}
+
+/* schedule_after: ptxas schedules a wgmma.wait_group as early as the
+ * registers it guards allow, above arithmetic that does not need it (the
+ * softmax that should run while the P V wgmma does). A branch on V, whose
+ * body the assembler cannot drop, keeps the instructions that follow after
+ * V's computation. It is taken for one NaN payload only, and then only
+ * sleeps; HIP has no such wait and compiles it to nothing. */
+__device__ inline void scheduleAfter(unsigned V) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  if (V == 0x7fc00001u)
+    asm volatile("nanosleep.u32 1;");
+#endif
+}
+__device__ inline void scheduleAfter(int V) { scheduleAfter(unsigned(V)); }
+__device__ inline void scheduleAfter(float V) {
+  scheduleAfter(__float_as_uint(V));
+}
 
 template <typename T> __device__ inline T warpReduceSum(T V) {
   for (int Offset = warpSize / 2; Offset > 0; Offset >>= 1)

@@ -99,6 +99,9 @@ public:
   /// seen, and rejected by the launcher, instead of wrapping into range.
   /// Callers bind the i32 arguments to int64_t expressions.
   void setWideIntegers(bool On) { WideIntegers = On; }
+  /// Device code of a func with fast_math: float T.exp, T.exp2, T.log and
+  /// T.log2 call the hardware approximations (denormals flushed to zero).
+  void setFastMath(bool On) { FastMath = On; }
   const Dialect &dialect() const { return Dial; }
   /// Expression of symbolic dim \p Name (for the strides of buffers).
   void bindSymbol(llvm::StringRef Name, Expr E) { Symbols[Name] = E; }
@@ -136,6 +139,7 @@ private:
   Expr cast(const ir::Operation &Op);
   Expr bitcast(const ir::Operation &Op);
   Expr math(const ir::Operation &Op);
+  const char *fastMathFunction(llvm::StringRef Fn) const;
   Expr threadId(const ir::Operation &Op);
   std::string flatIndex(const ir::Type &Buffer,
                         llvm::ArrayRef<ir::Value *> Indices);
@@ -144,6 +148,7 @@ private:
   DiagnosticEngine &Diags;
   bool Device;
   bool WideIntegers = false;
+  bool FastMath = false;
   std::set<DType> &UsedTypes;
   const Dialect &Dial;
   bool Failed = false;

@@ -255,14 +255,32 @@ Expr ExprEmitter::math(const Operation &Op) {
   std::string One = Double ? "1.0" : "1.0f";
   Expr R;
   if (Fn == "sigmoid") {
-    Expr Exp = call(fmt::format("exp{}", Suffix),
-                    {{"-" + operand(Args[0], PrecUnary), PrecUnary}});
+    const char *FastExp = Double ? nullptr : fastMathFunction("exp");
+    Expr Exp =
+        call(FastExp ? std::string(FastExp) : fmt::format("exp{}", Suffix),
+             {{"-" + operand(Args[0], PrecUnary), PrecUnary}});
     R = {One + " / (" + One + " + " + Exp.Text + ")", PrecMultiplicative};
   } else if (Fn == "rcp") {
     R = infix({One, PrecPostfix}, "/", Args[0], PrecMultiplicative);
+  } else if (auto Fast = fastMathFunction(Fn); Fast && !Double) {
+    R = call(Fast, Args);
   } else {
     std::string Name = Fn == "abs" ? "fabs" : Fn.str();
     R = call(Name + Suffix, Args);
   }
   return Double ? R : fromFloat(R, T, Op);
+}
+
+/// The float approximation of \p Fn under fast math, as nvcc's
+/// --use_fast_math picks them (TileLang's tl.enable_fast_math); null when
+/// the function keeps its precise version.
+const char *ExprEmitter::fastMathFunction(StringRef Fn) const {
+  if (!FastMath || !Device)
+    return nullptr;
+  return llvm::StringSwitch<const char *>(Fn)
+      .Case("exp2", "tilec::fastExp2")
+      .Case("exp", "__expf")
+      .Case("log2", "__log2f")
+      .Case("log", "__logf")
+      .Default(nullptr);
 }

@@ -94,7 +94,10 @@ public:
                 const CodeGenOptions &Opts, DiagnosticEngine &Diags,
                 std::set<DType> &UsedTypes, CodeWriter &W)
       : Plan(Plan), K(K), Opts(Opts), Diags(Diags), W(W),
-        E(Diags, /*Device=*/true, UsedTypes, *Plan.Dial) {}
+        E(Diags, /*Device=*/true, UsedTypes, *Plan.Dial) {
+    E.setFastMath(Plan.Func &&
+                  Plan.Func->getBoolAttr("fast_math").value_or(false));
+  }
 
   bool run() {
     Names.reserve(K.Entry);
@@ -311,6 +314,9 @@ void KernelEmitter::emitOp(const Operation &Op) {
     return W.line("tilec::wgmmaCommit();");
   case OpKind::FenceProxyAsync:
     return W.line("tilec::fenceProxyAsync();");
+  case OpKind::ScheduleAfter:
+    return W.line(
+        fmt::format("tilec::scheduleAfter({});", E.get(Op.getOperand(0)).Text));
   case OpKind::SetMaxNReg:
     return W.line(fmt::format("tilec::setMaxNReg{}<{}>();",
                               *Op.getBoolAttr("inc") ? "Inc" : "Dec",

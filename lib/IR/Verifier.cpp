@@ -330,6 +330,8 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkTmaLoad(Op);
   case OpKind::SetMaxNReg:
     return checkSetMaxNReg(Op);
+  case OpKind::ScheduleAfter:
+    return checkScheduleAfter(Op);
   default:
     return true;
   }

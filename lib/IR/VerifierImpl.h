@@ -113,6 +113,7 @@ private:
   bool checkRegisterGroup(const Operation &Op, unsigned G,
                           const llvm::Twine &What);
   bool checkInKernel(const Operation &Op);
+  bool checkScheduleAfter(const Operation &Op);
 
   // Shared helpers.
   bool checkAccess(const Operation &Op, unsigned Group, bool AllowWhole,

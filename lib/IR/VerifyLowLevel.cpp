@@ -406,6 +406,15 @@ bool Verifier::checkTmaLoad(const Operation &Op) {
 
 /// set_max_nreg {regs = N, inc = true|false}: N a multiple of 8 in
 /// [24, 256].
+/// schedule_after %v: %v is an f32 or i32 scalar.
+bool Verifier::checkScheduleAfter(const Operation &Op) {
+  const Type &T = Op.getOperand(0)->getType();
+  if (!T.isScalar() ||
+      (T.getDType() != DType::Float32 && T.getDType() != DType::Int32))
+    return fail(Op, "requires an f32 or i32 scalar operand, got " + T.str());
+  return checkInKernel(Op);
+}
+
 bool Verifier::checkSetMaxNReg(const Operation &Op) {
   int64_t Regs = Op.getIntAttr("regs").value_or(0);
   if (Regs < 24 || Regs > 256 || Regs % 8 != 0 ||

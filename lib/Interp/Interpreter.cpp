@@ -715,6 +715,7 @@ void Machine::exec(const Operation &Op, Mask &M) {
   case OpKind::WgmmaFence:
   case OpKind::WgmmaCommit:
   case OpKind::WgmmaWait:
+  case OpKind::ScheduleAfter:
     return;
   case OpKind::For:
     return execFor(Op, M);

@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace tilec;
@@ -361,10 +362,22 @@ static Value tilelangMember(llvm::StringRef Name) {
         std::make_shared<NamespaceObj>(NamespaceObj::NS::TileLang, "tilelang"));
   if (auto ID = findBuiltin(BuiltinNS::TL, Name))
     return makeBuiltin(*ID);
+  if (Name == "PassConfigKey")
+    return Value::object(std::make_shared<NamespaceObj>(
+        NamespaceObj::NS::PassConfigKey, "tilelang.PassConfigKey"));
   // `from tilelang import tvm` is TVM itself (tvm.tir, tvm.tirx).
   if (Name == "tvm")
     return Value::object(std::make_shared<OpaqueObj>("tvm"));
   return Value::object(std::make_shared<OpaqueObj>("tilelang." + Name.str()));
+}
+
+/// tilelang.PassConfigKey.TL_NAME is the string key "tl.name" (TIR_NAME:
+/// "tir.name"), as TileLang's string enum spells its members.
+static Value passConfigKey(const NamespaceObj &NS, llvm::StringRef Name) {
+  for (auto [Prefix, Key] : {std::pair{"TL_", "tl."}, {"TIR_", "tir."}})
+    if (Name.startswith(Prefix))
+      return Value::str(Key + Name.drop_front(strlen(Prefix)).lower());
+  return Value::object(std::make_shared<OpaqueObj>(NS.Path + "." + Name.str()));
 }
 
 static Value mathMember(Interp &I, llvm::StringRef Name, llvm::SMRange R,
@@ -412,6 +425,8 @@ Value Interp::namespaceMember(const NamespaceObj &NS, llvm::StringRef Name,
       return Value::object(std::make_shared<PolicyObj>(Name.str()));
     error(R, diag::err_bad_policy) << Name;
     return Value::poison();
+  case NamespaceObj::NS::PassConfigKey:
+    return passConfigKey(NS, Name);
   case NamespaceObj::NS::Other:
     break;
   }

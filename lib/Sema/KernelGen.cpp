@@ -209,6 +209,15 @@ static std::vector<std::string> symbolsOf(Interp &I,
   return Names;
 }
 
+/// The func attribute that records one of the pass configs tilec follows.
+static const char *funcAttrOfPassConfig(llvm::StringRef Config) {
+  return llvm::StringSwitch<const char *>(Config)
+      .Case("tl.disable_tma_lower", "no_tma")
+      .Case("tl.disable_warp_specialized", "no_warp_specialize")
+      .Case("tl.enable_fast_math", "fast_math")
+      .Default(nullptr);
+}
+
 static std::vector<int64_t> normalizeOutIdx(Interp &I,
                                             const FunctionTraits &Traits,
                                             size_t NumParams, llvm::SMRange R) {
@@ -289,10 +298,11 @@ void Interp::buildPrimFunc(FunctionObj &F, llvm::StringRef Name,
   ir::Operation *Func =
       createFuncOp(*this, FS, Name, Names, Types, OutIdx, F.Def->getRange());
   // TileLang's pass configs that tilec follows, as func attributes.
-  for (const std::string &Config : Traits.PassConfigs)
-    Func->setAttr(Config == "tl.disable_tma_lower" ? "no_tma"
-                                                   : "no_warp_specialize",
-                  ir::Attribute::boolean(true));
+  for (const std::string &Config : Traits.PassConfigs) {
+    const char *Attr = funcAttrOfPassConfig(Config);
+    assert(Attr && "readPassConfigs keeps the configs tilec follows");
+    Func->setAttr(Attr, ir::Attribute::boolean(true));
+  }
   auto Body = std::make_unique<Frame>();
   Body->Locals = std::make_shared<Scope>(F.Closure);
   Body->FuncName = F.Name;

@@ -780,7 +780,8 @@ static void readPassConfigs(Interp &I, const CallExpr *C, FunctionTraits &T) {
     for (const auto &[Key, Val] : V.getDict().Items) {
       bool Known =
           Key.isStr() && (Key.getStr() == "tl.disable_tma_lower" ||
-                          Key.getStr() == "tl.disable_warp_specialized");
+                          Key.getStr() == "tl.disable_warp_specialized" ||
+                          Key.getStr() == "tl.enable_fast_math");
       if (Known && I.truthy(Val, K.Value->getRange()).value_or(false))
         T.PassConfigs.push_back(Key.getStr());
     }

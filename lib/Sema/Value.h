@@ -177,7 +177,8 @@ struct FunctionTraits {
   std::vector<int64_t> OutIdx;
   bool HasOutIdx = false;
   /// `@tilelang.jit(pass_configs={...})`: the switches set true that tilec
-  /// follows (`tl.disable_tma_lower`, `tl.disable_warp_specialized`).
+  /// follows (`tl.disable_tma_lower`, `tl.disable_warp_specialized`,
+  /// `tl.enable_fast_math`).
   std::vector<std::string> PassConfigs;
   /// `@autotune(configs=...)` / `@tilelang.autotune(configs=...)`: the
   /// configurations (dicts of parameter values); None without the decorator.
@@ -215,7 +216,16 @@ public:
 /// A module-like namespace: T, tilelang, tilelang.layout, math, ...
 class NamespaceObj : public Object {
 public:
-  enum class NS { TileLang, Language, Layout, Math, Itertools, Policy, Other };
+  enum class NS {
+    TileLang,
+    Language,
+    Layout,
+    Math,
+    Itertools,
+    Policy,
+    PassConfigKey,
+    Other
+  };
   NamespaceObj(NS Which, std::string Path)
       : Object(Kind::Namespace), Which(Which), Path(std::move(Path)) {}
   TILEC_SEMA_OBJECT(Namespace)

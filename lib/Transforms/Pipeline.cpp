@@ -15,6 +15,7 @@
 #include "FoldConstants.h"
 #include "FuseParallel.h"
 #include "GemmLayout.h"
+#include "HeavyBlocksFirst.h"
 #include "Hopper/InsertProxyFences.h"
 #include "Hopper/LowerTma.h"
 #include "Hopper/LowerWgmma.h"
@@ -37,6 +38,7 @@
 #include "ReducerUpdates.h"
 #include "ResolveStaticIf.h"
 #include "ResolveSubviews.h"
+#include "UnswitchMasks.h"
 #include "VectorizeLoops.h"
 #include "tilec/Transforms/PassManager.h"
 
@@ -60,7 +62,9 @@ void tilec::registerAllPasses() {
   registerPass("lower-mma", createLowerMmaPass);
   registerPass("lower-mfma", createLowerMfmaPass);
   registerPass("resolve-subviews", createResolveSubviewsPass);
+  registerPass("heavy-blocks-first", createHeavyBlocksFirstPass);
   registerPass("rasterize", createRasterizePass);
+  registerPass("unswitch-masks", createUnswitchMasksPass);
   registerPass("lower-pipelined", createLowerPipelinedPass);
   registerPass("plan-shared-memory", createPlanSharedMemoryPass);
   registerPass("insert-barriers", createInsertBarriersPass);
@@ -98,9 +102,14 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   PM.addPass(createFoldConstantsPass());
   if (End == PipelineEnd::TileIR)
     return;
-  // Block rasterization (T.use_swizzle) remaps the block indices first, so
-  // that everything below sees the swizzled bx/by.
+  // Blocks whose loops run longer for larger block indices (causal
+  // attention) start first; then block rasterization (T.use_swizzle) remaps
+  // the block indices, so that everything below sees the final bx/by.
+  PM.addPass(createHeavyBlocksFirstPass());
   PM.addPass(createRasterizePass());
+  // A mask preloaded by a parallel loop inside a loop (attention's causal
+  // or ragged-key mask) is skipped on the blocks where it holds everywhere.
+  PM.addPass(createUnswitchMasksPass());
   // CUDA-core lowering: tile copies become parallel loops, every fragment
   // and loop gets a layout, loops are bound to threads (and vectorized),
   // fragments become per-thread registers.
@@ -158,9 +167,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // second of k - 1, so that the softmax runs while the tensor cores work.
   if (Hopper)
     PM.addPass(createOverlapWgmmaPairPass());
-  // Hopper: two consumer warpgroups of such a loop take turns to issue
-  // their wgmmas (named barriers), one's softmax running with the other's.
-  if (Hopper)
+  // Hopper, with --pingpong: two consumer warpgroups of such a loop take
+  // turns to issue their wgmmas (named barriers), one's softmax running
+  // with the other's.
+  if (Hopper && Tgt.PingPong)
     PM.addPass(createPingPongWarpgroupsPass());
   PM.addPass(createFoldConstantsPass());
   // Shared buffers whose lifetimes do not overlap share bytes; the plan is

@@ -29,6 +29,7 @@ struct DriverOptions {
   bool Wgmma = true;
   bool Tma = true;
   bool WarpSpecialize = true;
+  bool PingPong = false;
   bool Remarks = false;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;

@@ -258,6 +258,7 @@ int runDriver(const DriverOptions &Opts) {
   Tgt->Wgmma = Tgt->Wgmma && Opts.Wgmma && Opts.TensorCores;
   Tgt->Tma = Tgt->Tma && Tgt->Wgmma && Opts.Tma;
   Tgt->WarpSpecialize = Tgt->WarpSpecialize && Tgt->Tma && Opts.WarpSpecialize;
+  Tgt->PingPong = Tgt->WarpSpecialize && Opts.PingPong;
   Diags.setShowRemarks(Opts.Remarks);
   if (Opts.NumSMs)
     Tgt->NumSMs = Opts.NumSMs;

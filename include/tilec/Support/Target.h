@@ -59,6 +59,12 @@ struct Target {
   /// warp specialization); off (--no-warp-specialize): the consumers'
   /// first thread issues the loads.
   bool WarpSpecialize = false;
+  /// The two consumer warpgroups of an attention loop take turns to issue
+  /// their wgmmas (pingpong-warpgroups; --pingpong). Off by default: with
+  /// the softmax overlapped inside each warpgroup (overlap-wgmma-pair), the
+  /// forced alternation cost 1.6-7.2% on five of six shapes on the H200
+  /// (bench/results/2026-11-26-h200-attnfwd2-ab.txt).
+  bool PingPong = false;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};

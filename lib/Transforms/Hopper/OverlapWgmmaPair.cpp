@@ -251,10 +251,36 @@ private:
       B.insert(Op->clone(Map));
     for (Operation *Op : range(Fence2, Wait2))
       B.insert(Op->clone(Map));
-    if (SplitAt)
+    if (SplitAt) {
       B.setInsertionPoint(SplitAt);
+      emitScheduleAfterMid1(B, SplitAt);
+    }
     for (Operation *Op : range(Wait2, nullptr))
       B.insert(Op->clone(Map));
+  }
+
+  /// ptxas moves the wait for group 2 up to the wait for group 1, above
+  /// Mid1, which then no longer overlaps group 2: a schedule_after on the
+  /// first element of the last register array Mid1 stores (the softmax's
+  /// running sum) keeps the wait below Mid1's work.
+  void emitScheduleAfterMid1(Builder &B, Operation *SplitAt) {
+    Operation *Last = nullptr;
+    for (Operation *Op : range(Wait1->getNextNode(), SplitAt))
+      Op->walk([&](Operation &Inner) {
+        if (Inner.is(OpKind::Store) && isScalarArray(Inner.getOperand(1)))
+          Last = &Inner;
+      });
+    if (!Last)
+      return;
+    Value *Array = Last->getOperand(1);
+    std::vector<Value *> Zeros(Array->getType().rank(), B.createConstInt(0));
+    B.create(OpKind::ScheduleAfter, {B.createLoad(Array, Zeros)}, {}, {});
+  }
+
+  static bool isScalarArray(const Value *Buffer) {
+    const Type &T = Buffer->getType();
+    return T.isBuffer() && T.getScope() == Scope::Local &&
+           (T.getDType() == DType::Float32 || T.getDType() == DType::Int32);
   }
 
   /// Pre(k) G1(k) G2(k - 1) wait{1} Mid1(k) wait{0} Post(k - 1) Mid2(k).

@@ -29,7 +29,10 @@
 //     for k in [lo + 1, hi):
 //       Pre(k) G1(k) G2(k - 1) wait{1} Mid1(k) wait{0} Post(k - 1) Mid2(k)
 //     if lo < hi: G2(hi - 1) wait{0} Post(hi - 1)
-//   (the guards are left out when lo < hi is known).
+//   (the guards are left out when lo < hi is known). Before the wait{0}
+//   inside the loop, a `schedule_after` of element 0 of the last f32/i32
+//   register array Mid1 stores (the softmax's running sum) keeps ptxas from
+//   hoisting that wait up to wait{1}, above Mid1's work.
 // Guarantees: every op runs for the same iterations as before, and the
 //   only ops reordered are Pre/G1/Mid1 of k ahead of G2/Post of k - 1,
 //   which touch disjoint buffers; group 1's registers are read only after
