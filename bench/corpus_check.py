@@ -4,6 +4,7 @@
     python3 bench/corpus_check.py TILELANG_CHECKOUT [--tilec PATH] [--only a,b]
                                   [--target sm_90|sm_80] [--small]
                                   [--sanitize memcheck,racecheck] [--out DIR]
+                                  [--work DIR [--build-only | --reuse]]
 
 For every case below (a file of TileLang's examples/ and one kernel of it):
 
@@ -17,6 +18,11 @@ For every case below (a file of TileLang's examples/ and one kernel of it):
      reference function (ref_program and friends, imported from the file
      with tilelang/tvm stubbed out, so only its torch code runs) or, where
      the file has none, the torch expression written here.
+
+A symbolic case compiles the file without any -D value, as a user would:
+what the driver leaves symbolic stays a launcher argument, which SYMBOLS
+gives. --work keeps the builds; --build-only stops after them (on a machine
+without a GPU) and --reuse runs them later.
 
 --sanitize runs every case again, small, as a child process under
 compute-sanitizer with each named tool and records whether it reported
@@ -169,7 +175,8 @@ def attention(q, k, v, causal=False, layout="bhsd"):
 
 class Case:
     def __init__(self, name, file, ref, kernel=None, outputs=None, small=None,
-                 overrides=None, init=None, tol=None, exact=(), load=True):
+                 overrides=None, init=None, tol=None, exact=(), load=True,
+                 symbolic=False):
         self.name, self.file, self.ref = name, file, ref
         self.load = load              # import the example for its references
         self.kernel = kernel          # manifest kernel name; first if None
@@ -179,6 +186,9 @@ class Case:
         self.init = init or {}        # buffer name -> fn(tensor, g) filling it
         self.tol = tol or {}          # output name -> relative L2 threshold
         self.exact = set(exact)       # outputs compared exactly
+        # Compiled without -D values, as a user runs tilec on the file: the
+        # values stay symbolic, and SYMBOLS gives the launcher's arguments.
+        self.symbolic = symbolic
 
 
 def torch_softmax(x):
@@ -269,6 +279,24 @@ def _varlen_ref(t):
     return torch.cat(outs)
 
 
+def _indexer_logits(t):
+    """Logits of every query row for every key (each row's key range is the
+    whole of IndexK): sum over heads of relu(q . k) * weight, times the key's
+    scale."""
+    q, k = t["IndexQ"].float().double(), t["IndexK"].float().double()
+    w, scale = d(t["Weights"]), d(t["IndexKScale"])
+    s, h = w.shape
+    score = q.view(s, h, -1) @ k.T
+    return (score.relu() * w[:, :, None]).sum(1) * scale[None, :]
+
+
+def _indexer_symbols(p):
+    """seq_len query rows of 32 heads (the composite dim of IndexQ is
+    seq_len * 32) against 4 * seq_len keys."""
+    n = int(p["seq_len"])
+    return {"seq_len": n, "seq_len_kv": 4 * n, "seq_len_x_32": 32 * n}
+
+
 # The fp8 examples pick their dtype through a host helper (determine_fp8_type):
 # the -D values a user would give.
 _FP8_GEMM = {"M": 1024, "N": 1024, "K": 1024, "block_M": 128, "block_N": 128, "block_K": 64}
@@ -326,6 +354,15 @@ CASES = [
          lambda m, t, p: dict(zip(("O", "final_state"), m.ref_program(
              d(t["Q"]), d(t["K"]), d(t["V"])))),
          init={"O": lambda t, g: t.zero_()}, small={"H": 2}),
+    Case("linear_attn_fwd_symbolic", "linear_attention/example_linear_attn_fwd.py",
+         lambda m, t, p: dict(zip(("O", "final_state"), m.ref_program(
+             d(t["Q"]), d(t["K"]), d(t["V"])))),
+         init={"O": lambda t, g: t.zero_()}, small={"H": 2}, symbolic=True),
+    Case("lighting_indexer_symbolic", "deepseek_v32/fp8_lighting_indexer.py",
+         lambda m, t, p: {"Logits": _indexer_logits(t)}, kernel="mqa_attn_return_logits",
+         init={"CuSeqLenKS": lambda t, g: t.zero_(),
+               "CuSeqLenKE": lambda t, g: t.fill_(t.shape[0] * 4)},
+         overrides={"seq_len": 256}, small={"seq_len": 64}, symbolic=True, load=False),
     Case("layernorm_fwd", "norm/layernorm.py",
          lambda m, t, p: {"Y": m.ref_program(d(t["X"]), d(t["gamma"]), d(t["beta"]), 1e-5)},
          kernel="_layernorm_fwd", outputs=["Y"], small={"N": 64, "D": 1024}),
@@ -447,6 +484,8 @@ SYMBOLS = {
     "gemm_dynamic_mnk": lambda p: {"m": int(p["M"]), "n": int(p["N"]), "k": int(p["K"])},
     "grouped_gemm_fwd": lambda p: {"batch_sum": 256, "batch_count": 4, "K": 256, "N": 256},
     "mha_fwd_varlen": _varlen_symbols,
+    "linear_attn_fwd_symbolic": lambda p: {k: int(p[k]) for k in ("B", "S", "H", "DK", "DV")},
+    "lighting_indexer_symbolic": _indexer_symbols,
 }
 
 
@@ -465,12 +504,16 @@ def defines_for(case, checkout, small):
 
 def build(case, args, vals, work):
     cu = work / f"{case.name}.cu"
+    so = work / f"lib{case.name}.so"
+    manifest = work / f"{case.name}.json"
+    if args.reuse and so.exists() and manifest.exists():
+        return (so, json.loads(manifest.read_text())), None
+    defines = {} if case.symbolic else vals
     cmd = [args.tilec, str(args.checkout / "examples" / case.file), f"--target={args.target}",
-           "-o", str(cu)] + [f"-D{k}={v}" for k, v in vals.items()]
+           "-o", str(cu)] + [f"-D{k}={v}" for k, v in defines.items()]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if r.returncode:
         return None, "tilec: " + (r.stderr.strip().splitlines() or ["?"])[0]
-    so = work / f"lib{case.name}.so"
     gencode = gencode_for(args.target, 90)
     cmd = [args.nvcc, "-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC", gencode,
            "-I", str(ROOT / "runtime"), "-I", str(work), "-o", str(so), str(cu)]
@@ -567,14 +610,24 @@ def main():
     ap.add_argument("--sanitize-timeout", type=int, default=240)
     ap.add_argument("--child", action="store_true")
     ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "bench/out")))
+    ap.add_argument("--work", help="keep the builds here (default: a temporary folder)")
+    ap.add_argument("--build-only", action="store_true", help="build into --work, run nothing")
+    ap.add_argument("--reuse", action="store_true",
+                    help="run the builds --work already holds (built elsewhere with --build-only)")
     args = ap.parse_args()
     cases = [c for c in CASES if not args.only or c.name in args.only.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        work = Path(args.work or tmp)
+        work.mkdir(parents=True, exist_ok=True)
         # nvcc dominates: build every case at once, then run them in order.
         plans = [(c, defines_for(c, args.checkout, args.small)) for c in cases]
         with ThreadPoolExecutor(max(1, min(16, os.cpu_count() or 1))) as ex:
-            builds = list(ex.map(lambda cv: build(cv[0], args, cv[1], Path(tmp)), plans))
+            builds = list(ex.map(lambda cv: build(cv[0], args, cv[1], work), plans))
+        if args.build_only:
+            for (case, _), (built, err) in zip(plans, builds):
+                print(f"{case.name}: {err or 'built'}")
+            sys.exit(0 if all(b for b, _ in builds) else 1)
         for (case, vals), (built, err) in zip(plans, builds):
             row = {"case": case.name, "file": case.file, "defines": vals}
             if err:
