@@ -145,7 +145,7 @@ static Value evalBoolOp(Interp &I, const BoolOpExpr *E) {
                            Next->getRange());
       continue;
     }
-    if (!Acc.isRuntime() && !Acc.getAs<BufferRefObj>()) {
+    if (!Acc.isRuntime() && !Acc.getAs<BufferRefObj>() && !isSymbolic(Acc)) {
       auto T = I.truthy(Acc, AccRange);
       if (!T)
         return Value::poison();

@@ -54,8 +54,6 @@ Value sema::pyLen(Interp &I, BoundArgs &A) {
   return typeError(I, A.range(0), "len()", "a str, tuple, list or dict", V);
 }
 
-/// min/max over compile-time values (numbers or strings), or IR min/max
-/// once a runtime value is involved.
 /// max/min of two operands, one runtime-like; before any IR, an
 /// expression of symbolic dims replayed where it is used.
 static Value runtimeExtremum(Interp &I, bool IsMax, const Value &L,
@@ -76,6 +74,8 @@ static Value runtimeExtremum(Interp &I, bool IsMax, const Value &L,
                                      P->first, P->second));
 }
 
+/// min/max over compile-time values (numbers or strings), or IR min/max
+/// once a runtime value is involved.
 static Value extremum(Interp &I, BoundArgs &A, bool IsMax) {
   if (!A[0].isNone()) {
     I.error(A.range(0), diag::err_feature_unsupported) << "min/max with key=";
