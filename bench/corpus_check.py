@@ -4,6 +4,7 @@
     python3 bench/corpus_check.py TILELANG_CHECKOUT [--tilec PATH] [--only a,b]
                                   [--target sm_90|sm_80] [--small]
                                   [--sanitize memcheck,racecheck] [--time] [--out DIR]
+                                  [--work DIR [--build-only | --reuse]]
 
 For every case below (a file of TileLang's examples/ and one kernel of it):
 
@@ -21,11 +22,16 @@ For every case below (a file of TileLang's examples/ and one kernel of it):
 --time also times each case's launcher on its first inputs (median of
 CUDA-event batches, eager launches) and prints the milliseconds.
 
+A symbolic case compiles the file without any -D value, as a user would:
+what the driver leaves symbolic stays a launcher argument, which SYMBOLS
+gives. Cases of one file with the same -D values share one build. --work
+keeps the builds; --build-only stops after them (on a machine without a
+GPU) and --reuse runs them later.
+
 --sanitize runs the cases again, small, in one child process per named
 tool under compute-sanitizer, and records whether the tool reported
-anything. Cases of one file with the same -D values share one build, and
-the children reuse the parent's builds (--build-dir) when the parent ran
---small too. The table is printed last; results.json goes to --out.
+anything; the children reuse the parent's builds (--work) when the parent
+ran --small too. The table is printed last; results.json goes to --out.
 """
 
 import argparse
@@ -176,7 +182,7 @@ def attention(q, k, v, causal=False, layout="bhsd"):
 class Case:
     def __init__(self, name, file, ref, kernel=None, outputs=None, small=None,
                  overrides=None, init=None, tol=None, exact=(), load=True,
-                 site_defines=True):
+                 site_defines=True, symbolic=False):
         self.name, self.file, self.ref = name, file, ref
         self.load = load              # import the example for its references
         # -D values from the driver's call sites; off where kernels of one
@@ -190,6 +196,9 @@ class Case:
         self.init = init or {}        # buffer name -> fn(tensor, g) filling it
         self.tol = tol or {}          # output name -> relative L2 threshold
         self.exact = set(exact)       # outputs compared exactly
+        # Compiled without -D values, as a user runs tilec on the file: the
+        # values stay symbolic, and SYMBOLS gives the launcher's arguments.
+        self.symbolic = symbolic
 
 
 def torch_softmax(x):
@@ -298,6 +307,24 @@ def _varlen_ref(t):
     return torch.cat(outs)
 
 
+def _indexer_logits(t):
+    """Logits of every query row for every key (each row's key range is the
+    whole of IndexK): sum over heads of relu(q . k) * weight, times the key's
+    scale."""
+    q, k = t["IndexQ"].float().double(), t["IndexK"].float().double()
+    w, scale = d(t["Weights"]), d(t["IndexKScale"])
+    s, h = w.shape
+    score = q.view(s, h, -1) @ k.T
+    return (score.relu() * w[:, :, None]).sum(1) * scale[None, :]
+
+
+def _indexer_symbols(p):
+    """seq_len query rows of 32 heads (the composite dim of IndexQ is
+    seq_len * 32) against 4 * seq_len keys."""
+    n = int(p["seq_len"])
+    return {"seq_len": n, "seq_len_kv": 4 * n, "seq_len_x_32": 32 * n}
+
+
 # The fp8 examples pick their dtype through a host helper (determine_fp8_type):
 # the -D values a user would give.
 _FP8_GEMM = {"M": 1024, "N": 1024, "K": 1024, "block_M": 128, "block_N": 128, "block_K": 64}
@@ -355,6 +382,15 @@ CASES = [
          lambda m, t, p: dict(zip(("O", "final_state"), m.ref_program(
              d(t["Q"]), d(t["K"]), d(t["V"])))),
          init={"O": lambda t, g: t.zero_()}, small={"H": 2}),
+    Case("linear_attn_fwd_symbolic", "linear_attention/example_linear_attn_fwd.py",
+         lambda m, t, p: dict(zip(("O", "final_state"), m.ref_program(
+             d(t["Q"]), d(t["K"]), d(t["V"])))),
+         init={"O": lambda t, g: t.zero_()}, small={"H": 2}, symbolic=True),
+    Case("lighting_indexer_symbolic", "deepseek_v32/fp8_lighting_indexer.py",
+         lambda m, t, p: {"Logits": _indexer_logits(t)}, kernel="mqa_attn_return_logits",
+         init={"CuSeqLenKS": lambda t, g: t.zero_(),
+               "CuSeqLenKE": lambda t, g: t.fill_(t.shape[0] * 4)},
+         overrides={"seq_len": 256}, small={"seq_len": 64}, symbolic=True, load=False),
     Case("layernorm_fwd", "norm/layernorm.py",
          lambda m, t, p: {"Y": m.ref_program(d(t["X"]), d(t["gamma"]), d(t["beta"]), 1e-5)},
          kernel="_layernorm_fwd", outputs=["Y"], small={"N": 64, "D": 1024}),
@@ -551,6 +587,8 @@ SYMBOLS = {
     "grouped_gemm_fwd": lambda p: {"batch_sum": 256, "batch_count": 4, "K": 256, "N": 256},
     "mha_fwd_varlen": _varlen_symbols,
     "fp4_act_quant": lambda p: {"M": 256},
+    "linear_attn_fwd_symbolic": lambda p: {k: int(p[k]) for k in ("B", "S", "H", "DK", "DV")},
+    "lighting_indexer_symbolic": _indexer_symbols,
 }
 
 
@@ -568,18 +606,20 @@ def defines_for(case, checkout, small):
 
 
 def build_key(case, args, vals):
-    text = json.dumps([case.file, args.target, sorted(vals.items())])
+    text = json.dumps([case.file, args.target, case.symbolic, sorted(vals.items())])
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def build(case, args, vals, work):
     out = work / build_key(case, args, vals)
     cu, so, manifest = out / "kernels.cu", out / "libkernels.so", out / "kernels.json"
-    if so.exists():  # the parent run's build (sanitizer children)
+    # A sanitizer child reuses its parent's build.
+    if (args.reuse or args.child) and so.exists() and manifest.exists():
         return (so, json.loads(manifest.read_text())), None
     out.mkdir(parents=True, exist_ok=True)
+    defines = {} if case.symbolic else vals
     cmd = [args.tilec, str(args.checkout / "examples" / case.file), f"--target={args.target}",
-           "-o", str(cu)] + [f"-D{k}={v}" for k, v in vals.items()]
+           "-o", str(cu)] + [f"-D{k}={v}" for k, v in defines.items()]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if r.returncode:
         return None, "tilec: " + (r.stderr.strip().splitlines() or ["?"])[0]
@@ -682,7 +722,7 @@ def sanitize(names, args, tool, work):
     """One child under the tool runs every case in names, small."""
     cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "97",
            sys.executable, __file__, str(args.checkout), "--only", ",".join(names), "--small",
-           "--tilec", args.tilec, "--target", args.target, "--build-dir", str(work), "--child"]
+           "--tilec", args.tilec, "--target", args.target, "--work", str(work), "--child"]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.sanitize_timeout)
     except subprocess.TimeoutExpired:
@@ -706,15 +746,19 @@ def main():
     ap.add_argument("--sanitize", default="")
     ap.add_argument("--sanitize-timeout", type=int, default=240)
     ap.add_argument("--child", action="store_true")
-    ap.add_argument("--build-dir", default="")
     ap.add_argument("--time", action="store_true",
                     help="also time each case's launcher (median of CUDA-event batches)")
     ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "bench/out")))
+    ap.add_argument("--work", help="keep the builds here (default: a temporary folder)")
+    ap.add_argument("--build-only", action="store_true", help="build into --work, run nothing")
+    ap.add_argument("--reuse", action="store_true",
+                    help="run the builds --work already holds (built elsewhere with --build-only)")
     args = ap.parse_args()
     cases = [c for c in CASES if not args.only or c.name in args.only.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(args.build_dir or tmp)
+        work = Path(args.work or tmp)
+        work.mkdir(parents=True, exist_ok=True)
         # nvcc dominates: build every distinct (file, -D values) at once,
         # then run the cases in order.
         plans = [(c, defines_for(c, args.checkout, args.small)) for c in cases]
@@ -725,6 +769,10 @@ def main():
             done = dict(zip(distinct, ex.map(lambda cv: build(cv[0], args, cv[1], work),
                                              distinct.values())))
         builds = [done[build_key(c, args, v)] for c, v in plans]
+        if args.build_only:
+            for (case, _), (built, err) in zip(plans, builds):
+                print(f"{case.name}: {err or 'built'}")
+            sys.exit(0 if all(b for b, _ in builds) else 1)
         for (case, vals), (built, err) in zip(plans, builds):
             row = {"case": case.name, "file": case.file, "defines": vals}
             if err:

@@ -67,7 +67,8 @@ typedef enum tilecStatus {
   TILEC_ERROR_OUT_OF_MEMORY = 4,
   TILEC_ERROR_SHAPE_MISMATCH = 5,
   TILEC_ERROR_INVALID_GRID = 6,
-  TILEC_ERROR_COOPERATIVE_GRID = 7
+  TILEC_ERROR_COOPERATIVE_GRID = 7,
+  TILEC_ERROR_ASSERTION_FAILED = 8
 } tilecStatus;
 
 static inline const char *tilecGetErrorString(int Status) {
@@ -89,6 +90,8 @@ static inline const char *tilecGetErrorString(int Status) {
   case TILEC_ERROR_COOPERATIVE_GRID:
     return "grid of a kernel using T.sync_grid has more blocks than the "
            "device can hold at once";
+  case TILEC_ERROR_ASSERTION_FAILED:
+    return "an assert of the program failed on the arguments";
   }
   return "unknown tilec error";
 }

@@ -20,6 +20,14 @@ std::string codegen::shapeText(const Type &T) {
                      fmt::join(Dims, ", "));
 }
 
+std::string codegen::commentText(llvm::StringRef Text) {
+  std::string Out = Text.str();
+  for (size_t At = Out.find("*/"); At != std::string::npos;
+       At = Out.find("*/", At))
+    Out.replace(At, 2, "* /");
+  return Out;
+}
+
 std::string codegen::bannerText(const std::string &File,
                                 const CodeGenOptions &Opts) {
   std::string From = Opts.SourceName.empty() ? "" : " from " + Opts.SourceName;
@@ -60,6 +68,9 @@ void emitPrototype(const FuncPlan &Plan, CodeWriter &W) {
   }
   for (const std::string &Assume : Plan.Assumes)
     W.line(" *   requires " + Assume);
+  for (const auto &C : Plan.Checks)
+    W.line(fmt::format(" *   checks {} ({} otherwise)", commentText(C.second),
+                       C.first));
   std::vector<Workspace> WS = workspaces(Plan);
   if (!WS.empty())
     W.line(fmt::format(" * Allocates a workspace of {} bytes on `stream` "

@@ -40,7 +40,7 @@ bool isHostOp(const Operation &Op) {
   return isBinaryOp(Op.getKind()) || isUnaryOp(Op.getKind()) ||
          Op.is(OpKind::Const) || Op.is(OpKind::Cmp) || Op.is(OpKind::Select) ||
          Op.is(OpKind::Cast) || Op.is(OpKind::Math) || Op.is(OpKind::Kernel) ||
-         isWorkspace(Op);
+         Op.is(OpKind::Check) || isWorkspace(Op);
 }
 
 std::string valueName(const Value *V) {
@@ -254,6 +254,12 @@ void orderCaptures(const FuncPlan &Plan, KernelPlan &K,
 
 } // namespace
 
+std::string codegen::checkStatus(const Operation &Check) {
+  return Check.getStringAttr("status") == "shape"
+             ? "TILEC_ERROR_SHAPE_MISMATCH"
+             : "TILEC_ERROR_ASSERTION_FAILED";
+}
+
 bool codegen::isGridBarrier(const Operation &Op) {
   return Op.is(OpKind::Barrier) && Op.getStringAttr("scope") == "grid";
 }
@@ -387,6 +393,10 @@ void planSignature(const Operation &Func, FuncPlan &Plan) {
   Plan.Params = stringArray(Func, "params");
   Plan.Assumes = stringArray(Func, "assumes");
   const Block &Body = Func.getBody();
+  for (const Operation &Op : Body)
+    if (Op.is(OpKind::Check))
+      Plan.Checks.push_back(
+          {checkStatus(Op), Op.getStringAttr("message").value_or("").str()});
   for (unsigned I = 0; I != Body.getNumArguments(); ++I)
     (I < Plan.Symbols.size() ? Plan.SymbolArgs : Plan.ParamArgs)
         .push_back(Body.getArgument(I));

@@ -90,6 +90,10 @@ struct FuncPlan {
   std::vector<const ir::Value *> SymbolArgs;
   std::vector<const ir::Value *> ParamArgs;
   std::vector<std::string> Assumes;
+  /// The func's `check` ops, in order: the status code a failure returns
+  /// (TILEC_ERROR_SHAPE_MISMATCH, TILEC_ERROR_ASSERTION_FAILED) and the
+  /// condition's text.
+  std::vector<std::pair<std::string, std::string>> Checks;
   /// Normalized (non-negative) out_idx entries.
   std::vector<int64_t> OutIdx;
   std::vector<KernelPlan> Kernels;
@@ -104,6 +108,9 @@ struct FuncPlan {
 /// A func-level `alloc` of a global buffer (T.alloc_global): a workspace
 /// the launcher allocates.
 bool isWorkspace(const ir::Operation &Op);
+
+/// The tilecStatus a failed `check` op returns.
+std::string checkStatus(const ir::Operation &Check);
 
 /// Fills \p Plan for \p Func. Returns false after reporting errors.
 bool planFunc(const ir::Operation &Func, const CodeGenOptions &Opts,

@@ -6,6 +6,7 @@
 #include "Inlining.h"
 #include "KernelEmitter.h"
 #include "NameTable.h"
+#include "Outputs.h"
 #include "tilec/IR/ConstantMatch.h"
 #include <cctype>
 #include <fmt/format.h>
@@ -95,8 +96,15 @@ public:
     // every grid be checked before the first kernel is launched, and before
     // the workspace is allocated (so no check has anything to free).
     for (const Operation &Op : Plan.Func->getBody())
-      if (!Op.is(OpKind::Kernel) && !isWorkspace(Op))
+      if (Op.is(OpKind::Check))
+        emitCheck(Op);
+      else if (!Op.is(OpKind::Kernel) && !isWorkspace(Op))
         emitHostValue(Op);
+    // After the program's own checks: an assumption of the compiler may
+    // follow from an assert (S % 64 == 0 gives S % 8 == 0), and the
+    // assert's status says more.
+    for (const std::string &Assume : Plan.Assumes)
+      W.line(fmt::format("if (!({})) {}", Assume, InvalidArgument));
     for (const KernelPlan &K : Plan.Kernels)
       emitGridChecks(K);
     for (const KernelPlan &K : Plan.Kernels)
@@ -127,6 +135,7 @@ private:
                        WorkspacePtr, Status);
   }
   void emitHostValue(const Operation &Op);
+  void emitCheck(const Operation &Op);
   void emitGridChecks(const KernelPlan &K);
   void emitLaunch(const KernelPlan &K);
   void emitCooperativeLaunch(const KernelPlan &K);
@@ -167,8 +176,6 @@ void LauncherEmitter::emitChecks() {
   }
   for (size_t I = 0; I != Plan.Symbols.size(); ++I)
     E.bindSymbol(Plan.Symbols[I], E.get(Plan.SymbolArgs[I]));
-  for (const std::string &Assume : Plan.Assumes)
-    W.line(fmt::format("if (!({})) {}", Assume, InvalidArgument));
 }
 
 void LauncherEmitter::emitHostValue(const Operation &Op) {
@@ -183,6 +190,17 @@ void LauncherEmitter::emitHostValue(const Operation &Op) {
                      E.valueTypeName(V->getType().getDType(), Op), Name,
                      Init.Text));
   E.bind(V, {Name, PrecPostfix});
+}
+
+/// A `check` op: an assert of the factory (TILEC_ERROR_ASSERTION_FAILED)
+/// or a composite dim that must equal its expression
+/// (TILEC_ERROR_SHAPE_MISMATCH). Checks come before any workspace is
+/// allocated, so a failure has nothing to free.
+void LauncherEmitter::emitCheck(const Operation &Op) {
+  W.line(fmt::format("/* {} */",
+                     commentText(Op.getStringAttr("message").value_or(""))));
+  W.line(fmt::format("if (!({})) return {};", E.get(Op.getOperand(0)).Text,
+                     checkStatus(Op)));
 }
 
 /// One cudaMallocAsync on the launch stream for every T.alloc_global buffer
@@ -482,7 +500,7 @@ std::vector<std::string> codegen::gridExpressions(const FuncPlan &Plan,
   for (const Operation &Op : Plan.Func->getBody()) {
     if (&Op == K.Op)
       break;
-    if (!Op.is(OpKind::Kernel) && !isWorkspace(Op))
+    if (Op.getNumResults() == 1 && !isWorkspace(Op))
       E.bind(Op.getResult(), E.emit(Op));
   }
   std::vector<std::string> Grid(3, "1");

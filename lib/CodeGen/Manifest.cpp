@@ -73,6 +73,9 @@ Json funcJson(const FuncPlan &Plan, DiagnosticEngine &Diags) {
   for (const KernelPlan &K : Plan.Kernels)
     F["launches"].push_back(launchJson(K, gridExpressions(Plan, K, Diags)));
   F["assumes"] = Plan.Assumes;
+  F["checks"] = Json::array();
+  for (const auto &C : Plan.Checks)
+    F["checks"].push_back({{"condition", C.second}, {"status", C.first}});
   std::vector<Workspace> WS = workspaces(Plan);
   if (WS.empty())
     return F;

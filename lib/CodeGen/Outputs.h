@@ -26,6 +26,8 @@ std::string emitManifest(const std::vector<FuncPlan> &Plans,
 
 /// "float16[M, 1024]" for a buffer type.
 std::string shapeText(const ir::Type &T);
+/// \p Text made safe inside a C comment (no `*/`).
+std::string commentText(llvm::StringRef Text);
 /// The first line of every generated file (without comment markers).
 std::string bannerText(const std::string &File, const CodeGenOptions &Opts);
 

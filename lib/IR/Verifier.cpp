@@ -236,6 +236,8 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkFunc(Op);
   case OpKind::Kernel:
     return checkKernel(Op);
+  case OpKind::Check:
+    return checkCheck(Op);
   case OpKind::Const:
     return checkConst(Op);
   case OpKind::Cmp:
@@ -409,6 +411,23 @@ bool Verifier::checkKernel(const Operation &Op) {
   if (Op.getAttr("min_blocks_per_sm") &&
       Op.getIntAttr("min_blocks_per_sm").value_or(0) <= 0)
     return fail(Op, "attribute 'min_blocks_per_sm' must be a positive integer");
+  return true;
+}
+
+/// check %cond {status = "assert" | "shape", message = "..."}: the
+/// launcher returns the status's error code when %cond (i1) is false.
+bool Verifier::checkCheck(const Operation &Op) {
+  const Operation *Parent = Op.getParentOp();
+  if (!Parent || !Parent->is(OpKind::Func))
+    return fail(Op, "must be directly inside a 'func'");
+  if (!Op.getOperand(0)->getType().isBool())
+    return fail(Op, "condition must be i1, got " +
+                        Op.getOperand(0)->getType().str());
+  std::optional<llvm::StringRef> Status = Op.getStringAttr("status");
+  if (!Status || (*Status != "assert" && *Status != "shape"))
+    return fail(Op, "requires attribute 'status': \"assert\" or \"shape\"");
+  if (!Op.getStringAttr("message"))
+    return fail(Op, "requires attribute 'message' (a string)");
   return true;
 }
 

@@ -54,6 +54,7 @@ private:
   bool checkModule(const Operation &Op);
   bool checkFunc(const Operation &Op);
   bool checkKernel(const Operation &Op);
+  bool checkCheck(const Operation &Op);
   bool checkConst(const Operation &Op);
   bool checkBinary(const Operation &Op);
   bool checkUnary(const Operation &Op);

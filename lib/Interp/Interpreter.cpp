@@ -815,6 +815,14 @@ void Machine::runHost(const Operation &Func, llvm::ArrayRef<int64_t> Symbols,
                                       Op.getResult()->getNameHint(), false);
       continue;
     }
+    // The launcher's checks: a failed one stops before any kernel runs.
+    if (Op.is(OpKind::Check)) {
+      if (!get(Op.getOperand(0), 0))
+        fail(Op, "launcher check failed (" +
+                     Op.getStringAttr("status").value_or("").str() +
+                     "): " + Op.getStringAttr("message").value_or("").str());
+      continue;
+    }
     exec(Op, M);
   }
 }

@@ -201,7 +201,7 @@ static Value foldSequence(BinaryOp Op, const Value &L, const Value &R) {
 //===----------------------------------------------------------------------===//
 
 static bool isRuntimeLike(const Value &V) {
-  return V.isRuntime() || V.getAs<BufferRefObj>() || V.getAs<SymbolObj>() ||
+  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V) ||
          (V.getAs<BufferObj>() && V.getAs<BufferObj>()->isVar());
 }
 
@@ -249,23 +249,14 @@ static ir::Value *symbolValue(Interp &I, const SymbolObj &S, llvm::SMRange R) {
   return nullptr;
 }
 
-/// err_symbol_needs_value, with the driver's call when the symbol stands
-/// for an argument tilec could not evaluate there.
-static void reportSymbolNeedsValue(Interp &I, const SymbolObj &S,
-                                   llvm::SMRange R) {
-  I.error(R, diag::err_symbol_needs_value) << S.Name;
-  if (S.DriverCall.isValid())
-    I.Diags.report(S.DriverCall, diag::note_driver_symbolic) << S.Name;
-}
-
 ir::Value *Interp::toRuntime(const Value &V, llvm::SMRange R) {
   if (V.isRuntime())
     return V.getRuntime();
   if (V.isPoison())
     return nullptr;
   if (!hasIR()) {
-    if (auto *S = V.getAs<SymbolObj>())
-      reportSymbolNeedsValue(*this, *S, R);
+    if (isSymbolic(V))
+      reportNeedsValue(V, R);
     else if (!Aborting)
       reportNotCompileTime(V, R, "this expression");
     return nullptr;
@@ -287,6 +278,8 @@ ir::Value *Interp::toRuntime(const Value &V, llvm::SMRange R) {
   }
   if (auto *S = V.getAs<SymbolObj>())
     return symbolValue(*this, *S, R);
+  if (auto *E = V.getAs<SymExprObj>())
+    return toRuntime(replay(*E), R);
   if (V.getAs<OpaqueObj>()) {
     reportHostValue(V, R);
     return nullptr;
@@ -474,6 +467,14 @@ Value Interp::binary(BinaryOp Op, const Value &L, const Value &R,
       return *T;
     return Value::object(std::make_shared<OpaqueObj>(exprText(Whole)));
   }
+  if (auto D = deferSymbolic({L, R},
+                             symbolicInfix(L, ast::spelling(Op), R, symPrec(Op),
+                                           Op == BinaryOp::Pow),
+                             symPrec(Op),
+                             [=](Interp &I, const std::vector<Value> &V) {
+                               return I.binary(Op, V[0], V[1], LR, RR, Whole);
+                             }))
+    return *D;
   if (isWholeBuffer(*this, L, LR) || isWholeBuffer(*this, R, RR))
     return Value::poison();
   if (L.isIntLike() && R.isIntLike())
@@ -605,6 +606,18 @@ Value Interp::compare(CompareOp Op, const Value &L, const Value &R,
   }
   if (Ordered && (isWholeBuffer(*this, L, LR) || isWholeBuffer(*this, R, RR)))
     return Value::poison();
+  // Comparisons chain in Python: both operands bind tighter.
+  if (auto D = Ordered ? deferSymbolic(
+                             {L, R},
+                             symbolicText(L, SymPrec::Compare + 1) + " " +
+                                 ast::spelling(Op).str() + " " +
+                                 symbolicText(R, SymPrec::Compare + 1),
+                             SymPrec::Compare,
+                             [=](Interp &I, const std::vector<Value> &V) {
+                               return I.compare(Op, V[0], V[1], LR, RR, Whole);
+                             })
+                       : std::nullopt)
+    return *D;
   bool Runtime = isRuntimeLike(L) || isRuntimeLike(R);
   if (Runtime && Ordered && (isRuntimeLike(L) || L.isNumber()) &&
       (isRuntimeLike(R) || R.isNumber())) {
@@ -674,6 +687,15 @@ Value Interp::unary(UnaryOp Op, const Value &V, llvm::SMRange R,
   }
   if (Op != UnaryOp::Not && isWholeBuffer(*this, V, R))
     return Value::poison();
+  bool Not = Op == UnaryOp::Not;
+  int Prec = Not ? SymPrec::Not : SymPrec::Unary;
+  if (auto D = deferSymbolic({V},
+                             ast::spelling(Op).str() + (Not ? " " : "") +
+                                 symbolicText(V, Prec),
+                             Prec, [=](Interp &I, const std::vector<Value> &X) {
+                               return I.unary(Op, X[0], R, Whole);
+                             }))
+    return *D;
   if (!isRuntimeLike(V))
     return foldUnary(*this, Op, V, R, Whole);
   ir::Value *X = toRuntime(V, R);

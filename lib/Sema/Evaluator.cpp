@@ -97,6 +97,39 @@ static Value evalSequence(Interp &I, const ExprList &Elts, bool IsTuple) {
   return IsTuple ? Value::tuple(std::move(Out)) : Value::list(std::move(Out));
 }
 
+/// and/or on i1 of two runtime-like operands.
+static Value runtimeBoolOp(Interp &I, bool IsAnd, const Value &LV,
+                           const Value &RV, llvm::SMRange LR,
+                           llvm::SMRange RR) {
+  ir::Value *L = I.toRuntime(LV, LR);
+  ir::Value *R = I.toRuntime(RV, RR);
+  if (!L || !R)
+    return Value::poison();
+  return Value::runtime(
+      I.B.createBinary(IsAnd ? ir::OpKind::And : ir::OpKind::Or,
+                       I.toCondition(L), I.toCondition(R)));
+}
+
+/// A symbolic left operand of and/or (before any IR): a logical and/or
+/// replayed where it is used; a poison right operand stays poison.
+static Value symbolicBoolOp(Interp &I, bool IsAnd, const Value &L,
+                            const Value &R, llvm::SMRange LR,
+                            llvm::SMRange RR) {
+  if (R.isPoison())
+    return R;
+  int Prec = IsAnd ? SymPrec::And : SymPrec::Or;
+  auto D =
+      I.deferSymbolic({L, R}, symbolicInfix(L, IsAnd ? "and" : "or", R, Prec),
+                      Prec, [=](Interp &I, const std::vector<Value> &V) {
+                        return runtimeBoolOp(I, IsAnd, V[0], V[1], LR, RR);
+                      });
+  if (D)
+    return *D;
+  I.error(llvm::SMRange(LR.Start, RR.End), diag::err_bad_operand_types)
+      << (IsAnd ? "and" : "or") << typeName(L) << typeName(R);
+  return Value::poison();
+}
+
 /// `a and b`, `a or b`: Python short-circuit while operands are
 /// compile-time; and/or on i1 once one is a runtime value.
 static Value evalBoolOp(Interp &I, const BoolOpExpr *E) {
@@ -107,7 +140,12 @@ static Value evalBoolOp(Interp &I, const BoolOpExpr *E) {
     if (Acc.isPoison())
       return Acc;
     const Expr *Next = E->Values[K].get();
-    if (!Acc.isRuntime() && !Acc.getAs<BufferRefObj>()) {
+    if (isSymbolic(Acc) && !I.hasIR()) {
+      Acc = symbolicBoolOp(I, IsAnd, Acc, I.eval(Next), AccRange,
+                           Next->getRange());
+      continue;
+    }
+    if (!Acc.isRuntime() && !Acc.getAs<BufferRefObj>() && !isSymbolic(Acc)) {
       auto T = I.truthy(Acc, AccRange);
       if (!T)
         return Value::poison();
@@ -881,6 +919,8 @@ std::shared_ptr<FunctionObj> Interp::makeFunction(const FunctionDefStmt *D) {
 
 void Interp::reportNotCompileTime(const Value &V, llvm::SMRange R,
                                   llvm::StringRef What) {
+  if (V.getAs<SymExprObj>())
+    return reportNeedsValue(V, R);
   std::string Name;
   if (V.isRuntime() && !V.getRuntime()->getNameHint().empty())
     Name = V.getRuntime()->getNameHint().str();
@@ -899,7 +939,7 @@ void Interp::reportHostValue(const Value &V, llvm::SMRange R) {
 }
 
 static bool isRuntimeLike(const Value &V) {
-  return V.isRuntime() || V.getAs<BufferRefObj>() || V.getAs<SymbolObj>();
+  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V);
 }
 
 std::optional<bool> Interp::truthy(const Value &V, llvm::SMRange R) {
@@ -1067,6 +1107,14 @@ static std::optional<ir::Dim> dimOf(Interp &I, const Value &V, llvm::SMRange R,
     if (AllowSymbols)
       return ir::Dim::symbol(S->Name);
     I.error(R, diag::err_runtime_shape) << ScopeName;
+    return std::nullopt;
+  }
+  // An expression of symbols: a composite dim of a tensor; a tile's shape
+  // needs its value.
+  if (V.getAs<SymExprObj>()) {
+    if (AllowSymbols && !I.hasIR())
+      return I.compositeDim(V, R);
+    I.reportNeedsValue(V, R);
     return std::nullopt;
   }
   if (V.isRuntime() || V.getAs<BufferRefObj>()) {

@@ -164,7 +164,7 @@ static bool externArg(Interp &I, const Value &V, llvm::SMRange R, size_t Pos,
     return true;
   }
   bool Scalar = V.isNumber() || V.isRuntime() || V.getAs<BufferRefObj>() ||
-                V.getAs<SymbolObj>() || Buf;
+                isSymbolic(V) || Buf;
   if (!Scalar) {
     if (!V.isPoison())
       I.error(R, diag::err_call_extern_arg) << Pos << typeName(V);

@@ -138,6 +138,14 @@ struct FuncState {
   std::vector<BufferObj *> KernelBuffers;
 };
 
+/// An assert of factory code on symbolic dims, checked by the launchers
+/// of the prim_funcs the factory builds.
+struct PendingCheck {
+  Value Cond;
+  std::string Message;
+  llvm::SMRange Range;
+};
+
 /// c0 + sum(coef * atom) over IR values; used to fold slice extents such
 /// as (bx + 1) * 64 - bx * 64.
 struct Affine {
@@ -275,6 +283,26 @@ public:
   void recordAffine(ir::Value *Result, ir::OpKind K, ir::Value *A,
                     ir::Value *B);
 
+  //===--- Symbolic expressions (SymExprs.cpp) ----------------------------===//
+  /// Before any IR exists, an operator with a symbolic operand (and only
+  /// numbers besides) gives a SymExprObj that calls Apply again when it is
+  /// replayed; nullopt otherwise (the caller goes on as usual).
+  std::optional<Value> deferSymbolic(std::vector<Value> Operands,
+                                     std::string Text, int Prec,
+                                     SymExprObj::ApplyFn Apply);
+  /// The expression's value where IR is being built.
+  Value replay(const SymExprObj &E);
+  /// err_symbol_needs_value for the first symbol V depends on.
+  void reportNeedsValue(const Value &V, llvm::SMRange R);
+  /// The dim of a tensor shape that is an expression of symbols: a symbol
+  /// of its own, checked by the launcher.
+  ir::Dim compositeDim(const Value &V, llvm::SMRange R);
+  /// Records `assert Cond` on symbolic values for the launchers.
+  void deferAssert(const Value &Cond, std::string Message, llvm::SMRange R);
+  /// Emits the launcher checks of a new func: its composite dims and the
+  /// pending asserts over its symbols.
+  void emitLauncherChecks(FuncState &FS, llvm::ArrayRef<std::string> Symbols);
+
   //===--- Builtins (Builtins.cpp) ----------------------------------------===//
   Value callBuiltin(const BuiltinObj &B, CallArgs &Args,
                     llvm::SMRange CallRange);
@@ -347,6 +375,8 @@ public:
   std::vector<std::shared_ptr<SymbolObj>> AllSymbols;
   /// The first of AllSymbols created for the kernel being built.
   size_t FirstBuildSymbol = 0;
+  /// Asserts on symbolic values since the kernel being built started.
+  std::vector<PendingCheck> PendingChecks;
   /// Values of T.const names read off the tensors a call site passes
   /// (used when no -D value is given).
   llvm::StringMap<Value> ConstHints;
@@ -365,6 +395,35 @@ public:
   Scope &scope() { return *frame().Locals; }
 };
 
+/// Python's operator precedence, weakest first, for SymExprObj::Text.
+namespace SymPrec {
+enum : int {
+  Or = 1,
+  And,
+  Not,
+  Compare,
+  BitOr,
+  BitXor,
+  BitAnd,
+  Shift,
+  Sum,
+  Product,
+  Unary,
+  Power,
+  Atom
+};
+} // namespace SymPrec
+/// The precedence of a binary operator.
+int symPrec(ast::BinaryOp Op);
+/// An operand in Python syntax, parenthesized when it binds less than
+/// \p MinPrec.
+std::string symbolicText(const Value &V, int MinPrec = SymPrec::Atom);
+/// `L op R` with the operands parenthesized as Python needs; Prec is op's
+/// precedence, RightAssoc for `**`.
+std::string symbolicInfix(const Value &L, llvm::StringRef Op, const Value &R,
+                          int Prec, bool RightAssoc = false);
+/// The symbols V depends on, in first-use order, without duplicates.
+void symbolsIn(const Value &V, std::vector<const SymbolObj *> &Out);
 /// The source text of a range, for messages: `A_shared`, `T.copy`.
 std::string exprText(llvm::SMRange R);
 /// `A[i, j] = v`: a store, with an implicit cast to the buffer's dtype

@@ -253,6 +253,7 @@ static ir::Operation *createFuncOp(Interp &I, FuncState &FS,
       FS.SymbolArgs[S.get()] = F->getBody().getArgument(It - Symbols.begin());
   }
   FS.Func = F;
+  I.emitLauncherChecks(FS, Symbols);
   return F;
 }
 
@@ -441,7 +442,7 @@ static std::optional<std::vector<int64_t>> threadsOf(Interp &I, const Value &V,
   int64_t Total = 1;
   for (const Value &Item : Items) {
     if (!Item.isIntLike()) {
-      if (Item.isRuntime() || Item.getAs<SymbolObj>())
+      if (Item.isRuntime() || isSymbolic(Item))
         I.reportNotCompileTime(Item, R, "'threads'");
       else if (!Item.isPoison())
         I.error(R, diag::err_bad_threads);
@@ -897,7 +898,7 @@ Value sema::tParallel(Interp &I, BoundArgs &A) {
   }
   for (size_t K = 0; K < A.Rest.size(); ++K) {
     const Value &E = A.Rest[K];
-    if (E.isRuntime() || E.getAs<BufferRefObj>() || E.getAs<SymbolObj>()) {
+    if (E.isRuntime() || E.getAs<BufferRefObj>() || isSymbolic(E)) {
       I.error(A.RestRanges[K], diag::err_parallel_nested_runtime);
       return Value::poison();
     }

@@ -287,6 +287,7 @@ void buildCandidate(Interp &I, const KernelCandidate &C, const CallSite *Site) {
   auto *F = I.ModuleScope->lookupLocal(C.Name)->getAs<FunctionObj>();
   I.ConstHints.clear();
   I.FirstBuildSymbol = I.AllSymbols.size();
+  I.PendingChecks.clear();
   switch (C.Kind) {
   case KernelKind::PrimFunc:
     I.buildPrimFunc(*F, C.Name, F->Traits);

@@ -22,7 +22,7 @@ using namespace tilec::sema;
 static bool isRuntimeLike(const Value &V) {
   if (auto *Buf = V.getAs<BufferObj>())
     return Buf->isVar();
-  return V.isRuntime() || V.getAs<BufferRefObj>() || V.getAs<SymbolObj>();
+  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V);
 }
 
 static Value typeError(Interp &I, llvm::SMRange R, llvm::StringRef What,
@@ -52,6 +52,26 @@ Value sema::pyLen(Interp &I, BoundArgs &A) {
   if (auto *T = hostModelOf<TensorModel>(V); T && !T->Shape.empty())
     return T->Shape[0];
   return typeError(I, A.range(0), "len()", "a str, tuple, list or dict", V);
+}
+
+/// max/min of two operands, one runtime-like; before any IR, an
+/// expression of symbolic dims replayed where it is used.
+static Value runtimeExtremum(Interp &I, bool IsMax, const Value &L,
+                             const Value &R, llvm::SMRange LR,
+                             llvm::SMRange RR) {
+  if (auto D = I.deferSymbolic(
+          {L, R},
+          std::string(IsMax ? "max(" : "min(") + symbolicText(L, 0) + ", " +
+              symbolicText(R, 0) + ")",
+          SymPrec::Atom, [=](Interp &I, const std::vector<Value> &V) {
+            return runtimeExtremum(I, IsMax, V[0], V[1], LR, RR);
+          }))
+    return *D;
+  auto P = I.promote(L, R, LR, RR);
+  if (!P)
+    return Value::poison();
+  return Value::runtime(I.emitBinary(IsMax ? ir::OpKind::Max : ir::OpKind::Min,
+                                     P->first, P->second));
 }
 
 /// min/max over compile-time values (numbers or strings), or IR min/max
@@ -85,11 +105,9 @@ static Value extremum(Interp &I, BoundArgs &A, bool IsMax) {
   for (size_t K = 1; K < Items.size(); ++K) {
     const Value &V = Items[K];
     if (isRuntimeLike(Best) || isRuntimeLike(V)) {
-      auto P = I.promote(Best, V, Ranges[0], Ranges[K]);
-      if (!P)
-        return Value::poison();
-      Best = Value::runtime(I.emitBinary(
-          IsMax ? ir::OpKind::Max : ir::OpKind::Min, P->first, P->second));
+      Best = runtimeExtremum(I, IsMax, Best, V, Ranges[0], Ranges[K]);
+      if (Best.isPoison())
+        return Best;
       continue;
     }
     Value Less = I.compare(ast::CompareOp::Lt, IsMax ? Best : V,
@@ -144,6 +162,13 @@ Value sema::pyInt(Interp &I, BoundArgs &A) {
   int64_t N;
   if (V.isStr() && !llvm::StringRef(V.getStr()).trim().getAsInteger(10, N))
     return Value::integer(N);
+  if (auto D = I.deferSymbolic(
+          {V}, "int(" + symbolicText(V, 0) + ")", SymPrec::Atom,
+          [R = A.range(0)](Interp &I, const std::vector<Value> &X) {
+            ir::Value *C = I.toRuntimeAs(X[0], DType::Int32, R);
+            return C ? Value::runtime(C) : Value::poison();
+          }))
+    return *D;
   if (isRuntimeLike(V)) {
     ir::Value *X = I.toRuntimeAs(V, DType::Int32, A.range(0));
     return X ? Value::runtime(X) : Value::poison();
@@ -169,6 +194,13 @@ Value sema::pyFloat(Interp &I, BoundArgs &A) {
     if (!S.getAsDouble(D))
       return Value::real(D);
   }
+  if (auto D = I.deferSymbolic(
+          {V}, "float(" + symbolicText(V, 0) + ")", SymPrec::Atom,
+          [R = A.range(0)](Interp &I, const std::vector<Value> &X) {
+            ir::Value *C = I.toRuntimeAs(X[0], DType::Float32, R);
+            return C ? Value::runtime(C) : Value::poison();
+          }))
+    return *D;
   if (isRuntimeLike(V)) {
     ir::Value *X = I.toRuntimeAs(V, DType::Float32, A.range(0));
     return X ? Value::runtime(X) : Value::poison();

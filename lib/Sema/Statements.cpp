@@ -36,7 +36,7 @@ private:
 bool isRuntimeLike(const Value &V) {
   if (auto *Buf = V.getAs<BufferObj>())
     return Buf->isVar();
-  return V.isRuntime() || V.getAs<BufferRefObj>() || V.getAs<SymbolObj>();
+  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V);
 }
 } // namespace
 
@@ -700,10 +700,29 @@ static Flow execReturn(Interp &I, const ReturnStmt *S) {
   return I.Aborting ? Flow::Abort : Flow::Return;
 }
 
+static std::string assertMessage(Interp &I, const AssertStmt *S) {
+  Value M = I.eval(S->Msg.get());
+  return M.isStr() ? M.getStr() : repr(M);
+}
+
+/// An assert on symbolic dims in factory code: the launcher checks it.
+/// Its message is the condition over the launcher's symbol arguments
+/// (`S % 64 == 0`), then the assert's own message.
+static Flow deferAssert(Interp &I, const AssertStmt *S, const Value &Cond) {
+  auto *E = Cond.getAs<SymExprObj>();
+  std::string Msg = E ? E->Text : symbolicText(Cond);
+  if (S->Msg)
+    Msg += ": " + assertMessage(I, S);
+  I.deferAssert(Cond, Msg, S->Test->getRange());
+  return Flow::Normal;
+}
+
 static Flow execAssert(Interp &I, const AssertStmt *S) {
   Value V = I.eval(S->Test.get());
   if (V.isPoison())
     return I.Aborting ? Flow::Abort : Flow::Normal;
+  if (isSymbolic(V) && !I.hasIR())
+    return deferAssert(I, S, V);
   if (isRuntimeLike(V)) {
     I.reportNotCompileTime(V, S->Test->getRange(), "an assert condition");
     return Flow::Normal;
@@ -711,11 +730,8 @@ static Flow execAssert(Interp &I, const AssertStmt *S) {
   auto T = I.truthy(V, S->Test->getRange());
   if (!T || *T)
     return Flow::Normal;
-  std::string Msg;
-  if (S->Msg) {
-    Value M = I.eval(S->Msg.get());
-    Msg = ": " + (M.isStr() ? M.getStr() : repr(M));
-  }
+  // The message is evaluated before fatal() starts unwinding.
+  std::string Msg = S->Msg ? ": " + assertMessage(I, S) : "";
   I.fatal(S->Test->getRange(), diag::err_assert_failed) << Msg;
   return Flow::Abort;
 }

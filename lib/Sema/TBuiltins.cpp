@@ -19,7 +19,7 @@ using namespace tilec::sema;
 static bool isRuntimeLike(const Value &V) {
   if (auto *Buf = V.getAs<BufferObj>())
     return Buf->isVar();
-  return V.isRuntime() || V.getAs<BufferRefObj>() || V.getAs<SymbolObj>();
+  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V);
 }
 
 static std::optional<double> foldMath(llvm::StringRef Fn, double X) {
@@ -113,6 +113,14 @@ static Value minMax(Interp &I, bool IsMax, const Value &L, const Value &R,
         IsMax ? L.getNumber() >= R.getNumber() : L.getNumber() <= R.getNumber();
     return PickL ? L : R;
   }
+  if (auto D = I.deferSymbolic(
+          {L, R},
+          std::string(IsMax ? "max(" : "min(") + symbolicText(L, 0) + ", " +
+              symbolicText(R, 0) + ")",
+          SymPrec::Atom, [=](Interp &I, const std::vector<Value> &V) {
+            return minMax(I, IsMax, V[0], V[1], LR, RR);
+          }))
+    return *D;
   auto P = I.promote(L, R, LR, RR);
   if (!P)
     return Value::poison();

@@ -133,6 +133,8 @@ static std::string objectTypeName(const Object &O) {
     return "GemmWarpPolicy";
   case Object::Kind::Symbol:
     return "symbolic dimension";
+  case Object::Kind::SymExpr:
+    return "expression of symbolic dimensions";
   case Object::Kind::Buffer:
     return std::string(ir::scopeName(llvm::cast<BufferObj>(O).Scope)) +
            " buffer";
@@ -232,6 +234,8 @@ static std::string reprObject(const Value &V) {
     return B->Name.empty() ? "<buffer>" : B->Name;
   if (auto *S = llvm::dyn_cast<SymbolObj>(O))
     return S->Name;
+  if (auto *E = llvm::dyn_cast<SymExprObj>(O))
+    return E->Text;
   if (auto *P = llvm::dyn_cast<PolicyObj>(O))
     return "GemmWarpPolicy." + P->Name;
   if (auto *N = llvm::dyn_cast<NamespaceObj>(O))

@@ -24,6 +24,7 @@
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/SMLoc.h"
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -45,6 +46,8 @@ namespace sema {
 
 class Object;
 class HostModel;
+class Interp;
+class SymExprObj;
 struct DictData;
 
 class Value {
@@ -146,6 +149,7 @@ public:
     Opaque,
     Policy,
     Symbol,
+    SymExpr,
     Buffer,
     BufferRef,
     TensorType,
@@ -266,6 +270,32 @@ public:
   /// The driver's call whose argument, computed by host code tilec does not
   /// run, made this parameter symbolic (CallSites.h); invalid otherwise.
   llvm::SMRange DriverCall;
+  /// A composite dim (`seq_len * heads` in a tensor shape): the expression
+  /// the launcher checks this symbol against, and where the shape was
+  /// written; null for a symbol made by T.dynamic and friends.
+  std::shared_ptr<SymExprObj> Composite;
+  llvm::SMRange CompositeRange;
+};
+
+/// An expression of symbolic dims that compile-time code computed before
+/// any IR existed (`T.ceildiv(S, 64)`, `DK ** -0.5`, `S % 64 == 0 and
+/// DK % 64 == 0`; SymExprs.cpp). Where IR is built it is replayed: Apply
+/// runs the same operator again on the replayed operands, so the launcher
+/// computes it on the host or a kernel on the device. In a tensor shape it
+/// is a composite dim; as an assert condition, a check of the launcher.
+class SymExprObj : public Object {
+public:
+  using ApplyFn = std::function<Value(Interp &, const std::vector<Value> &)>;
+  SymExprObj() : Object(Kind::SymExpr) {}
+  TILEC_SEMA_OBJECT(SymExpr)
+  /// Numbers, symbolic dims and SymExprs.
+  std::vector<Value> Operands;
+  ApplyFn Apply;
+  /// The expression in Python syntax over symbol names and numbers
+  /// (`(S + 63) // 64`), for messages and the manifest.
+  std::string Text;
+  /// Python's binding strength of its outermost operator (SymPrec).
+  int Prec = 0;
 };
 
 /// A buffer: a prim_func parameter or an allocation.
@@ -432,6 +462,11 @@ template <typename T> T *Value::getAs() const {
   if (K != Kind::Object)
     return nullptr;
   return llvm::dyn_cast<T>(Obj.get());
+}
+
+/// A symbolic dim or an expression of them (known when the kernel runs).
+inline bool isSymbolic(const Value &V) {
+  return V.getAs<SymbolObj>() || V.getAs<SymExprObj>();
 }
 
 //===----------------------------------------------------------------------===//
