@@ -102,6 +102,12 @@ Value makeBuiltin(BuiltinID ID, Value Self = Value());
   Value Handler(Interp &I, BoundArgs &A);
 #include "Builtins.def"
 
+/// max/min of two operands, one of them runtime-like: a runtime value in
+/// kernel code; before any IR, an expression of symbolic dims replayed
+/// where it is used (PyBuiltins.cpp; also T.max/T.min).
+Value runtimeExtremum(Interp &I, bool IsMax, const Value &L, const Value &R,
+                      llvm::SMRange LR, llvm::SMRange RR);
+
 /// T.Tensor(shape, dtype, buf.data) inside a kernel: a view of the global
 /// buffer `buf` with shape \p Dims (TileOps.cpp).
 Value tensorOverData(Interp &I, BoundArgs &A, std::vector<ir::Dim> Dims,

@@ -54,11 +54,9 @@ Value sema::pyLen(Interp &I, BoundArgs &A) {
   return typeError(I, A.range(0), "len()", "a str, tuple, list or dict", V);
 }
 
-/// max/min of two operands, one runtime-like; before any IR, an
-/// expression of symbolic dims replayed where it is used.
-static Value runtimeExtremum(Interp &I, bool IsMax, const Value &L,
-                             const Value &R, llvm::SMRange LR,
-                             llvm::SMRange RR) {
+Value sema::runtimeExtremum(Interp &I, bool IsMax, const Value &L,
+                            const Value &R, llvm::SMRange LR,
+                            llvm::SMRange RR) {
   if (auto D = I.deferSymbolic(
           {L, R},
           std::string(IsMax ? "max(" : "min(") + symbolicText(L, 0) + ", " +

@@ -113,19 +113,7 @@ static Value minMax(Interp &I, bool IsMax, const Value &L, const Value &R,
         IsMax ? L.getNumber() >= R.getNumber() : L.getNumber() <= R.getNumber();
     return PickL ? L : R;
   }
-  if (auto D = I.deferSymbolic(
-          {L, R},
-          std::string(IsMax ? "max(" : "min(") + symbolicText(L, 0) + ", " +
-              symbolicText(R, 0) + ")",
-          SymPrec::Atom, [=](Interp &I, const std::vector<Value> &V) {
-            return minMax(I, IsMax, V[0], V[1], LR, RR);
-          }))
-    return *D;
-  auto P = I.promote(L, R, LR, RR);
-  if (!P)
-    return Value::poison();
-  return Value::runtime(I.emitBinary(IsMax ? ir::OpKind::Max : ir::OpKind::Min,
-                                     P->first, P->second));
+  return runtimeExtremum(I, IsMax, L, R, LR, RR);
 }
 
 Value sema::tMinMax(Interp &I, BoundArgs &A) {
