@@ -18,11 +18,12 @@
 //   passes first) is left as it is, with its layout.
 //   Then, per kernel, adds up what each thread holds (local and var
 //   buffers, fragment registers; an array accessed only inside roles, `if`s
-//   with thread_range, counts only on those roles' threads): where that is
-//   more than the target's local memory per thread (512 KiB) it is
-//   err_thread_memory_total, more than its registers (255 32-bit words)
-//   warn_register_spill, both at the largest array of the worst threads
-//   with a note per array those threads hold.
+//   with thread_range, counts only on those roles' threads): where all of
+//   it is more than the target's local memory per thread (512 KiB) it is
+//   err_thread_memory_total; where the arrays live at once (LiveArrays.h)
+//   need more than its registers (255 32-bit words), warn_register_spill;
+//   both at the largest array of the worst threads, with a note per array
+//   counted.
 //   A fragment `view` (T.reshape) is laid out so that each element has its
 //   source's thread and register: its accesses are remapped through its
 //   own layout onto the source's register array, and the view disappears.
