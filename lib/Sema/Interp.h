@@ -14,7 +14,8 @@
 //   Builtins.cpp    the builtin table, argument binder, namespaces
 //   PyBuiltins.cpp  len/min/range/..., methods of lists, dicts, strings
 //   TBuiltins.cpp   T.* scalars, math, dtypes, types, symbols
-//   KernelGen.cpp   prim_func -> func, T.Kernel, allocations, loops
+//   KernelGen.cpp   prim_func -> func, T.Kernel, allocations
+//   Loops.cpp       T.Parallel, T.Pipelined, T.Persistent, serial loops
 //   TileOps.cpp     copy, fill, gemm, reduce, cumsum, atomics, layouts
 //   SyncOps.cpp     mbarriers, named and grid barriers, T.ws roles
 //   RandomOps.cpp   T.rng_init, T.rng_rand, T.rng_rand_float (Philox)
@@ -311,7 +312,7 @@ public:
   Value namespaceMember(const NamespaceObj &NS, llvm::StringRef Name,
                         llvm::SMRange R, bool Silent = false);
 
-  //===--- Kernels (KernelGen.cpp) ----------------------------------------===//
+  //===--- Kernels (KernelGen.cpp; execRuntimeFor in Loops.cpp) -----------===//
   /// Builds a func op for the prim_func F into the module.
   void buildPrimFunc(FunctionObj &F, llvm::StringRef Name,
                      const FunctionTraits &Traits);
