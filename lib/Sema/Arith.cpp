@@ -724,6 +724,16 @@ Value Interp::unary(UnaryOp Op, const Value &V, llvm::SMRange R,
 // Affine forms
 //===----------------------------------------------------------------------===//
 
+void Interp::forgetAffines(ir::Block &Scratch) {
+  for (ir::Value *Arg : Scratch.getArguments())
+    Affines.erase(Arg);
+  for (ir::Operation &Op : Scratch)
+    Op.walk([&](ir::Operation &Inner) {
+      for (unsigned R = 0; R != Inner.getNumResults(); ++R)
+        Affines.erase(Inner.getResult(R));
+    });
+}
+
 std::optional<Affine> Interp::affineOf(ir::Value *V) {
   auto It = Affines.find(V);
   if (It != Affines.end())

@@ -281,6 +281,9 @@ public:
   /// Hi - Lo when it folds to a constant.
   std::optional<int64_t> constDifference(ir::Value *Hi, ir::Value *Lo);
   std::optional<Affine> affineOf(ir::Value *V);
+  /// Drops the cached affine forms of \p Scratch's arguments and results:
+  /// a scratch block's values die with it, and the cache is keyed by value.
+  void forgetAffines(ir::Block &Scratch);
   void recordAffine(ir::Value *Result, ir::OpKind K, ir::Value *A,
                     ir::Value *B);
 

@@ -170,16 +170,7 @@ namespace {
 class CombinerProbe {
 public:
   explicit CombinerProbe(Interp &I) : I(I) {}
-  ~CombinerProbe() {
-    // Sema caches affine forms by value; these values die with Scratch.
-    for (ir::Value *Arg : Scratch.getArguments())
-      I.Affines.erase(Arg);
-    for (ir::Operation &Op : Scratch)
-      Op.walk([&](ir::Operation &Inner) {
-        for (unsigned R = 0; R != Inner.getNumResults(); ++R)
-          I.Affines.erase(Inner.getResult(R));
-      });
-  }
+  ~CombinerProbe() { I.forgetAffines(Scratch); }
 
   /// "sum", "max" or "min" when F(x, y) is one add/max/min of x and y.
   std::optional<std::string> kindOf(const CommReducerObj &R, DType T,

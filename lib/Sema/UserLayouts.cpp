@@ -56,14 +56,7 @@ public:
   ~SymbolicCall() {
     if (I.CurFunc == &HostFunc)
       I.CurFunc = nullptr;
-    // Sema caches affine forms by value; these values die with Scratch.
-    for (ir::Value *Arg : Scratch.getArguments())
-      I.Affines.erase(Arg);
-    for (ir::Operation &Op : Scratch)
-      Op.walk([&](ir::Operation &Inner) {
-        for (unsigned R = 0; R != Inner.getNumResults(); ++R)
-          I.Affines.erase(Inner.getResult(R));
-      });
+    I.forgetAffines(Scratch);
   }
 
   /// A new iterator named \p Name over [0, Extent).
