@@ -219,14 +219,21 @@ def gt_work(p, sym):
             "bytes": memory_work(p, sym, gt_shapes), "bound": "compute"}
 
 
-def int8_shapes(p, sym):
+# C = A B^T with A [M, K] and B [N, K] (the int8 and fp8 GEMMs).
+def nt_shapes(p, sym):
     return {"A": ((p.M, p.K), p.dtype), "B": ((p.N, p.K), p.dtype),
             "C": ((p.M, p.N), p.out_dtype)}
 
 
-def int8_ref(x, p, sym):
-    # Exact: every partial sum is an integer below 2^53.
+def nt_ref(x, p, sym):
+    # Exact for int8 (every partial sum is an integer below 2^53) and for
+    # fp8 inputs, which float64 holds exactly.
     return {"C": f64(x["A"]) @ f64(x["B"]).T}
+
+
+def nt_work(p, sym):
+    return {"flops": 2 * p.M * p.N * p.K,
+            "bytes": memory_work(p, sym, nt_shapes), "bound": "compute"}
 
 
 def int8_torch(x, p, sym):
@@ -239,21 +246,6 @@ def int8_torch(x, p, sym):
     except TypeError:  # a torch without the out= form
         return lambda: torch._int_mm(a, bt)
     return lambda: torch._int_mm(a, bt, out=c)
-
-
-def int8_work(p, sym):
-    return {"flops": 2 * p.M * p.N * p.K,
-            "bytes": memory_work(p, sym, int8_shapes), "bound": "compute"}
-
-
-def fp8_shapes(p, sym):
-    return {"A": ((p.M, p.K), p.dtype), "B": ((p.N, p.K), p.dtype),
-            "C": ((p.M, p.N), p.out_dtype)}
-
-
-def fp8_ref(x, p, sym):
-    # The fp8 inputs are exact in float64.
-    return {"C": f64(x["A"]) @ f64(x["B"]).T}
 
 
 def scaled_mm(x, p, fast_accum):
@@ -279,11 +271,6 @@ def fp8_torch(x, p, sym):
 
 def fp8_slow_accum(x, p, sym):
     return scaled_mm(x, p, False)
-
-
-def fp8_work(p, sym):
-    return {"flops": 2 * p.M * p.N * p.K,
-            "bytes": memory_work(p, sym, fp8_shapes), "bound": "compute"}
 
 
 def epi_shapes(p, sym):
@@ -1150,10 +1137,10 @@ SPECS: Dict[str, Spec] = {
                            baseline="torch.matmul on op(A), op(B) views (cuBLAS)",
                            short="cuBLAS", extras={"Triton": gt_triton},
                            tolerance=tf32_tolerance),
-    "gemm_int8": Spec(int8_shapes, int8_ref, int8_work, torch=int8_torch,
+    "gemm_int8": Spec(nt_shapes, nt_ref, nt_work, torch=int8_torch,
                       exact=frozenset({"C"}), baseline="torch._int_mm (cuBLASLt int8)",
                       short="_int_mm"),
-    "gemm_fp8": Spec(fp8_shapes, fp8_ref, fp8_work, torch=fp8_torch,
+    "gemm_fp8": Spec(nt_shapes, nt_ref, nt_work, torch=fp8_torch,
                      baseline="torch._scaled_mm (cuBLASLt fp8, scales 1.0, fast accumulation)",
                      short="_scaled_mm", extras={"_scaled_mm-f32acc": fp8_slow_accum}),
     "gemm_epilogue": Spec(epi_shapes, epi_ref, epi_work, torch=epi_torch,
