@@ -105,22 +105,29 @@ private:
 
 } // namespace
 
-std::vector<LiveArray>
-tilec::peakLiveArrays(Operation &Kernel, const std::vector<LiveArray> &Arrays) {
+void tilec::computeLiveRanges(Operation &Kernel,
+                              std::vector<LiveArray> &Arrays) {
   LiveRanges Ranges(Kernel);
-  std::vector<std::pair<LiveArray, Span>> Live;
-  for (const LiveArray &A : Arrays)
-    if (std::optional<Span> S = Ranges.rangeOf(*A.Alloc))
-      Live.push_back({A, *S});
+  for (LiveArray &A : Arrays)
+    if (std::optional<Span> S = Ranges.rangeOf(*A.Alloc)) {
+      A.Begin = S->Begin;
+      A.End = S->End;
+    }
+}
+
+std::vector<LiveArray>
+tilec::peakLiveArrays(const std::vector<LiveArray> &Arrays) {
   // The total is largest where some range begins.
   std::vector<LiveArray> Best;
   int64_t BestBytes = -1;
-  for (const auto &Candidate : Live) {
-    unsigned At = Candidate.second.Begin;
+  for (const LiveArray &Candidate : Arrays) {
+    unsigned At = Candidate.Begin;
+    if (At > Candidate.End)
+      continue;
     std::vector<LiveArray> Here;
     int64_t Bytes = 0;
-    for (const auto &[A, S] : Live)
-      if (S.Begin <= At && At <= S.End) {
+    for (const LiveArray &A : Arrays)
+      if (A.Begin <= At && At <= A.End) {
         Here.push_back(A);
         Bytes += A.Bytes;
       }

@@ -28,15 +28,21 @@
 
 namespace tilec {
 
+/// A per-thread array, its bytes per thread and, once computed, the
+/// positions [Begin, End] in program order over which it is live (empty,
+/// Begin > End, for an array that is never used).
 struct LiveArray {
   ir::Operation *Alloc;
   int64_t Bytes;
+  unsigned Begin = 1, End = 0;
 };
 
-/// The arrays among \p Arrays (allocs inside \p Kernel) that are live
+/// Sets the live range of each of \p Arrays (allocs inside \p Kernel).
+void computeLiveRanges(ir::Operation &Kernel, std::vector<LiveArray> &Arrays);
+
+/// The arrays among \p Arrays (with their live ranges) that are live
 /// together where their total is largest; empty when none is used.
-std::vector<LiveArray> peakLiveArrays(ir::Operation &Kernel,
-                                      const std::vector<LiveArray> &Arrays);
+std::vector<LiveArray> peakLiveArrays(const std::vector<LiveArray> &Arrays);
 
 } // namespace tilec
 

@@ -109,12 +109,6 @@ public:
   }
 
 private:
-  /// An array and the threads [First, Last) of the block that access it.
-  struct ThreadArray {
-    Operation *Alloc;
-    int64_t Bytes, First, Last;
-  };
-
   /// Here the per-thread size of every fragment is known. Sema rejected
   /// what cannot fit on any layout; a layout's replication or several
   /// arrays together can still exceed local memory (an error) or, those
@@ -128,7 +122,9 @@ private:
     int64_t Threads = 1;
     for (int64_t N : Block)
       Threads *= N;
-    std::vector<ThreadArray> Arrays;
+    std::vector<LiveArray> Arrays;
+    // The threads [First, Last) of the block that access each array.
+    std::vector<std::pair<int64_t, int64_t>> Ranges;
     std::vector<int64_t> Cuts = {0};
     Kernel.walk([&](Operation &Op) {
       if (!Op.is(OpKind::Alloc))
@@ -137,23 +133,27 @@ private:
       if (Bytes == 0)
         return;
       auto [First, Last] = threadsUsing(Op, Threads);
-      Arrays.push_back({&Op, Bytes, First, Last});
+      Arrays.push_back({&Op, Bytes});
+      Ranges.push_back({First, Last});
       Cuts.push_back(First);
     });
+    computeLiveRanges(Kernel, Arrays);
+    llvm::sort(Cuts);
+    Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
     // The worst ranges start where some array's threads start.
     int64_t Total = 0, LiveBytes = 0;
     std::vector<LiveArray> WorstAll, WorstLive;
     for (int64_t Cut : Cuts) {
       std::vector<LiveArray> Here;
       int64_t Sum = 0;
-      for (const ThreadArray &A : Arrays)
-        if (A.First <= Cut && Cut < A.Last) {
-          Here.push_back({A.Alloc, A.Bytes});
-          Sum = std::min(Sum + A.Bytes, int64_t(1) << 62);
+      for (size_t I = 0; I != Arrays.size(); ++I)
+        if (Ranges[I].first <= Cut && Cut < Ranges[I].second) {
+          Here.push_back(Arrays[I]);
+          Sum = std::min(Sum + Arrays[I].Bytes, int64_t(1) << 62);
         }
       if (Sum > Total)
         Total = Sum, WorstAll = Here;
-      std::vector<LiveArray> Live = peakLiveArrays(Kernel, Here);
+      std::vector<LiveArray> Live = peakLiveArrays(Here);
       int64_t Bytes = 0;
       for (const LiveArray &A : Live)
         Bytes += A.Bytes;
