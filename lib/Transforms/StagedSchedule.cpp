@@ -387,88 +387,80 @@ void StagedSchedule::emitIteration(Builder &B, const Instance &It,
   Hooks.Release(Inner, It.J[LastReader], It.K[LastReader]);
 }
 
-void StagedSchedule::emit(const ScheduleHooks &Hooks) {
-  Block &Body = Loop.getBody();
-  std::vector<Operation *> Old;
-  for (Operation &Op : Body)
-    Old.push_back(&Op);
-  Value *Lo = Loop.getOperand(0), *Hi = Loop.getOperand(1);
-  auto LoC = matchConstantInt(Lo), HiC = matchConstantInt(Hi);
-  std::optional<int64_t> NC;
-  if (LoC && HiC)
-    NC = std::max<int64_t>(0, (*HiC - *LoC + Step - 1) / Step);
-  Builder B;
-  B.setLoc(Loop.getLoc());
-  B.setInsertionPoint(&Loop);
-  Value *N = NC ? B.createConstInt(*NC) : B.createBinary(OpKind::Sub, Hi, Lo);
-  if (!NC && Step != 1)
-    N = B.createBinary(
-        OpKind::FloorDiv,
-        B.createBinary(OpKind::Add, N, B.createConstInt(Step - 1)),
-        B.createConstInt(Step));
-  auto KOf = [&](Builder &At, Value *J) {
-    Value *Off = Step == 1
-                     ? J
-                     : At.createBinary(OpKind::Mul, J, At.createConstInt(Step));
-    return isConstantInt(Lo, 0) ? Off : At.createBinary(OpKind::Add, Lo, Off);
-  };
+/// Iteration \p J's loop value, lo + J * step.
+Value *StagedSchedule::loopValue(Builder &B, Value *J) const {
+  Value *Lo = Loop.getOperand(0);
+  Value *Off =
+      Step == 1 ? J : B.createBinary(OpKind::Mul, J, B.createConstInt(Step));
+  return isConstantInt(Lo, 0) ? Off : B.createBinary(OpKind::Add, Lo, Off);
+}
+
+StagedSchedule::Instance StagedSchedule::emptyInstance() const {
   size_t NU = Units.size();
-  // Prologue: iteration t runs the units of stage <= t on iteration t - s.
+  return {std::vector<Value *>(NU), std::vector<Value *>(NU),
+          std::vector<Value *>(NU)};
+}
+
+/// Iteration t < MaxStage runs the units of stage <= t on iteration t - s.
+void StagedSchedule::emitPrologue(Builder &B, const TripCount &N,
+                                  const ScheduleHooks &Hooks) {
   for (int64_t T = 0; T < MaxStage; ++T) {
-    Instance It{std::vector<Value *>(NU), std::vector<Value *>(NU),
-                std::vector<Value *>(NU)};
-    for (unsigned U = 0; U != NU; ++U) {
+    Instance It = emptyInstance();
+    for (unsigned U = 0; U != Units.size(); ++U) {
       int64_t J = T - Units[U].Stage;
-      if (J < 0 || (NC && J >= *NC))
+      if (J < 0 || (N.Known && J >= *N.Known))
         continue;
       It.J[U] = B.createConstInt(J);
-      It.K[U] = KOf(B, It.J[U]);
-      if (!NC)
-        It.Guard[U] = B.createCmp(CmpPred::Lt, It.J[U], N);
+      It.K[U] = loopValue(B, It.J[U]);
+      if (!N.Known)
+        It.Guard[U] = B.createCmp(CmpPred::Lt, It.J[U], N.Value);
     }
     emitIteration(B, It, Hooks);
   }
-  // Main loop: t from MaxStage on; its variable k is iteration t's value.
-  Value *IV = Body.getArgument(0);
+}
+
+/// The loop runs t from MaxStage on; its variable k is iteration t's value.
+void StagedSchedule::emitMain(Builder &Before, const ScheduleHooks &Hooks) {
+  Block &Body = Loop.getBody();
+  Value *IV = Body.getArgument(0), *Lo = Loop.getOperand(0);
   if (MaxStage > 0)
-    Loop.setOperand(0, KOf(B, B.createConstInt(MaxStage)));
-  Builder InLoop;
-  InLoop.setLoc(Loop.getLoc());
-  InLoop.setInsertionPointToEnd(Body);
-  Value *Iter =
-      isConstantInt(Lo, 0) ? IV : InLoop.createBinary(OpKind::Sub, IV, Lo);
+    Loop.setOperand(0, loopValue(Before, Before.createConstInt(MaxStage)));
+  Builder B;
+  B.setLoc(Loop.getLoc());
+  B.setInsertionPointToEnd(Body);
+  Value *Iter = isConstantInt(Lo, 0) ? IV : B.createBinary(OpKind::Sub, IV, Lo);
   if (Step != 1)
-    Iter = InLoop.createBinary(OpKind::FloorDiv, Iter,
-                               InLoop.createConstInt(Step));
-  Instance Main{std::vector<Value *>(NU), std::vector<Value *>(NU),
-                std::vector<Value *>(NU)};
-  for (unsigned U = 0; U != NU; ++U) {
+    Iter = B.createBinary(OpKind::FloorDiv, Iter, B.createConstInt(Step));
+  Instance Main = emptyInstance();
+  for (unsigned U = 0; U != Units.size(); ++U) {
     int64_t S = Units[U].Stage;
     Main.J[U] =
-        S ? InLoop.createBinary(OpKind::Sub, Iter, InLoop.createConstInt(S))
-          : Iter;
-    Main.K[U] = S ? InLoop.createBinary(OpKind::Sub, IV,
-                                        InLoop.createConstInt(S * Step))
-                  : IV;
+        S ? B.createBinary(OpKind::Sub, Iter, B.createConstInt(S)) : Iter;
+    Main.K[U] =
+        S ? B.createBinary(OpKind::Sub, IV, B.createConstInt(S * Step)) : IV;
   }
-  emitIteration(InLoop, Main, Hooks);
-  // Epilogue: t = n + e runs the units of stage > e, unless the prologue
-  // already ran iteration t (n + e < MaxStage).
-  B.setInsertionPointAfter(&Loop);
+  emitIteration(B, Main, Hooks);
+}
+
+/// Iteration t = n + e runs the units of stage > e, unless the prologue
+/// already ran it (n + e < MaxStage).
+void StagedSchedule::emitEpilogue(Builder &B, const TripCount &N,
+                                  const ScheduleHooks &Hooks) {
   for (int64_t E = 0; E < MaxStage; ++E) {
-    if (NC && *NC + E < MaxStage)
+    if (N.Known && *N.Known + E < MaxStage)
       continue;
-    Value *T = B.createBinary(OpKind::Add, N, B.createConstInt(E));
+    Value *T = B.createBinary(OpKind::Add, N.Value, B.createConstInt(E));
     Value *Guard =
-        NC ? nullptr : B.createCmp(CmpPred::Ge, T, B.createConstInt(MaxStage));
-    Instance It{std::vector<Value *>(NU), std::vector<Value *>(NU),
-                std::vector<Value *>(NU, Guard)};
-    for (unsigned U = 0; U != NU; ++U) {
+        N.Known ? nullptr
+                : B.createCmp(CmpPred::Ge, T, B.createConstInt(MaxStage));
+    Instance It = emptyInstance();
+    for (unsigned U = 0; U != Units.size(); ++U) {
       if (Units[U].Stage <= E)
         continue;
       It.J[U] =
           B.createBinary(OpKind::Sub, T, B.createConstInt(Units[U].Stage));
-      It.K[U] = KOf(B, It.J[U]);
+      It.K[U] = loopValue(B, It.J[U]);
+      It.Guard[U] = Guard;
     }
     emitIteration(B, It, Hooks);
   }
@@ -476,6 +468,33 @@ void StagedSchedule::emit(const ScheduleHooks &Hooks) {
       llvm::any_of(Units, [](const ScheduleUnit &U) { return U.Copy; }))
     B.create(OpKind::CpAsyncWait, {}, {}, {},
              {{"pending", Attribute::integer(0)}});
+}
+
+void StagedSchedule::emit(const ScheduleHooks &Hooks) {
+  std::vector<Operation *> Old;
+  for (Operation &Op : Loop.getBody())
+    Old.push_back(&Op);
+  Value *Lo = Loop.getOperand(0), *Hi = Loop.getOperand(1);
+  auto LoC = matchConstantInt(Lo), HiC = matchConstantInt(Hi);
+  Builder B;
+  B.setLoc(Loop.getLoc());
+  B.setInsertionPoint(&Loop);
+  TripCount N;
+  if (LoC && HiC) {
+    N.Known = std::max<int64_t>(0, (*HiC - *LoC + Step - 1) / Step);
+    N.Value = B.createConstInt(*N.Known);
+  } else {
+    N.Value = B.createBinary(OpKind::Sub, Hi, Lo);
+    if (Step != 1)
+      N.Value = B.createBinary(
+          OpKind::FloorDiv,
+          B.createBinary(OpKind::Add, N.Value, B.createConstInt(Step - 1)),
+          B.createConstInt(Step));
+  }
+  emitPrologue(B, N, Hooks);
+  emitMain(B, Hooks);
+  B.setInsertionPointAfter(&Loop);
+  emitEpilogue(B, N, Hooks);
   for (auto It = Old.rbegin(); It != Old.rend(); ++It)
     (*It)->erase();
   if (!Ring)
@@ -486,7 +505,7 @@ void StagedSchedule::emit(const ScheduleHooks &Hooks) {
       Buf->setType(
           Type::buffer(Scope::Shared, Dims, Buf->getType().getDType()));
     }
-  sinkWgmmaWaits(Body);
+  sinkWgmmaWaits(Loop.getBody());
 }
 
 //===--- wgmma wait placement ---------------------------------------------===//

@@ -65,6 +65,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <functional>
+#include <optional>
 
 namespace tilec {
 
@@ -150,6 +151,18 @@ private:
   void planWaits();
 
   struct Instance;
+  /// The trip count n, and its value when known.
+  struct TripCount {
+    ir::Value *Value = nullptr;
+    std::optional<int64_t> Known;
+  };
+  ir::Value *loopValue(ir::Builder &B, ir::Value *J) const;
+  Instance emptyInstance() const;
+  void emitPrologue(ir::Builder &B, const TripCount &N,
+                    const ScheduleHooks &Hooks);
+  void emitMain(ir::Builder &Before, const ScheduleHooks &Hooks);
+  void emitEpilogue(ir::Builder &B, const TripCount &N,
+                    const ScheduleHooks &Hooks);
   void emitIteration(ir::Builder &B, const Instance &It,
                      const ScheduleHooks &Hooks);
   void emitUnit(ir::Builder &B, unsigned U, ir::Value *J, ir::Value *K,
