@@ -116,14 +116,6 @@ bool StagedSchedule::resolveCopies() {
   return true;
 }
 
-/// Whether \p Buf is filled by a copy unit (and so multi-versioned).
-bool StagedSchedule::isCopied(Value *Buf) const {
-  for (unsigned U = 0; U != Units.size(); ++U)
-    if (Units[U].Copy && Accesses[U].Writes.count(Buf))
-      return true;
-  return false;
-}
-
 /// A, before B in the body, conflicts with B on \p Buf: B of iteration i
 /// runs after A of iteration i and, unless Buf has versions, before A of
 /// iteration i + 1.
@@ -137,12 +129,13 @@ bool StagedSchedule::checkPair(unsigned A, unsigned B, Value *Buf) {
                      " before it in the loop body, but ";
   if (!before(A, 0, B))
     return error(What + "the schedule runs it first");
-  if (isCopied(Buf) || before(B, -1, A))
+  if (Versions.count(Buf) || before(B, -1, A))
     return true;
   return error(What + "runs after " + describe(A) + " of the next iteration " +
-               (AWrites ? "overwrote" : "read") +
-               " it: only the shared buffers filled by copies from global "
-               "memory get several versions");
+               (AWrites ? "overwrote" : "read") + " it, and " + Name +
+               " cannot get several versions: only shared buffers that one "
+               "statement writes, without reading them, and later ones read "
+               "can");
 }
 
 bool StagedSchedule::checkDependences() {
@@ -190,21 +183,69 @@ bool StagedSchedule::checkValues() {
   return true;
 }
 
-bool StagedSchedule::computeVersions() {
+/// The versions of a buffer that unit \p W writes: every other access
+/// (a read) of iteration i must come before W of iteration i + R.
+int64_t StagedSchedule::versionsFor(Value *Buf, unsigned W) const {
+  int64_t R = 1;
+  for (unsigned X = 0; X != Units.size(); ++X)
+    if (X != W && Accesses[X].Reads.count(Buf))
+      R = std::max(R,
+                   Units[X].Stage - Units[W].Stage + (Pos[X] < Pos[W] ? 0 : 1));
+  return R;
+}
+
+/// Whether \p Buf, which unit \p W writes, can get versions: a shared
+/// allocation outside the loop with a static shape and no view, written by
+/// W only, read neither by W (a value carried across iterations) nor by a
+/// unit before W in the body, used outside the loop only by
+/// annotate_layout and accessed with full indices.
+bool StagedSchedule::canVersion(Value *Buf, unsigned W) const {
+  Operation *Alloc = Buf->getDefiningOp();
+  if (!Alloc || !Alloc->is(OpKind::Alloc) ||
+      Buf->getType().getScope() != Scope::Shared ||
+      !Buf->getType().getStaticShape() || Accesses[W].Reads.count(Buf))
+    return false;
+  for (unsigned U = 0; U != Units.size(); ++U)
+    if ((U != W && Accesses[U].Writes.count(Buf)) ||
+        (U < W && Accesses[U].Reads.count(Buf)))
+      return false;
+  unsigned Rank = Buf->getType().rank();
+  for (const Use &Use : Buf->getUses()) {
+    if (Use.User->is(OpKind::View))
+      return false;
+    if (!Loop.isAncestorOf(Use.User)) {
+      if (!Use.User->is(OpKind::AnnotateLayout))
+        return false;
+      continue;
+    }
+    for (unsigned G = 0; G != Use.User->getNumGroups(); ++G)
+      if (Use.User->getGroup(G).front() == Buf &&
+          Use.User->getGroup(G).size() != Rank + 1)
+        return false;
+  }
+  return true;
+}
+
+/// Copies' buffers (the ring's with TMA) and, where needed and possible,
+/// shared buffers written by one statement and read in later stages.
+void StagedSchedule::computeVersions() {
   for (unsigned C = 0; C != Units.size(); ++C) {
     if (!Units[C].Copy)
       continue;
     int64_t R = 1;
-    for (unsigned X : readers(C))
-      R = std::max(R,
-                   Units[X].Stage - Units[C].Stage + (Pos[X] < Pos[C] ? 0 : 1));
-    if (Ring)
-      R = NumStages;
     for (Value *Buf : Accesses[C].Writes)
+      R = std::max(R, versionsFor(Buf, C));
+    for (Value *Buf : Accesses[C].Writes) {
+      if (Ring)
+        RingBuffers.insert(Buf);
       if (R > 1 || Ring)
-        Versions[Buf] = R;
+        Versions[Buf] = Ring ? NumStages : R;
+    }
   }
-  return true;
+  for (unsigned W = 0; W != Units.size(); ++W)
+    for (Value *Buf : Accesses[W].Writes)
+      if (!Units[W].Copy && canVersion(Buf, W) && versionsFor(Buf, W) > 1)
+        Versions[Buf] = versionsFor(Buf, W);
 }
 
 /// Every iteration's copies share ring stage i % S: the stage must be
@@ -213,7 +254,7 @@ bool StagedSchedule::computeVersions() {
 bool StagedSchedule::checkRing() {
   for (unsigned U : Sequence) {
     if (Units[U].Copy || llvm::none_of(Accesses[U].Reads, [&](Value *B) {
-          return Versions.count(B);
+          return RingBuffers.count(B);
         }))
       continue;
     if (FirstReader < 0 || before(U, 0, FirstReader))
@@ -265,8 +306,10 @@ void StagedSchedule::planWaits() {
 
 bool StagedSchedule::check() {
   collectAccesses();
-  if (!resolveCopies() || !checkValues() || !checkDependences() ||
-      !computeVersions() || (Ring && !checkRing()))
+  if (!resolveCopies() || !checkValues())
+    return false;
+  computeVersions();
+  if (!checkDependences() || (Ring && !checkRing()))
     return false;
   planWaits();
   if (Ring)
@@ -387,9 +430,8 @@ void StagedSchedule::emitIteration(Builder &B, const Instance &It,
   Hooks.Release(Inner, It.J[LastReader], It.K[LastReader]);
 }
 
-/// Iteration \p J's loop value, lo + J * step.
+/// Iteration \p J's loop value, lo + J * step (the original lo).
 Value *StagedSchedule::loopValue(Builder &B, Value *J) const {
-  Value *Lo = Loop.getOperand(0);
   Value *Off =
       Step == 1 ? J : B.createBinary(OpKind::Mul, J, B.createConstInt(Step));
   return isConstantInt(Lo, 0) ? Off : B.createBinary(OpKind::Add, Lo, Off);
@@ -422,7 +464,7 @@ void StagedSchedule::emitPrologue(Builder &B, const TripCount &N,
 /// The loop runs t from MaxStage on; its variable k is iteration t's value.
 void StagedSchedule::emitMain(Builder &Before, const ScheduleHooks &Hooks) {
   Block &Body = Loop.getBody();
-  Value *IV = Body.getArgument(0), *Lo = Loop.getOperand(0);
+  Value *IV = Body.getArgument(0);
   if (MaxStage > 0)
     Loop.setOperand(0, loopValue(Before, Before.createConstInt(MaxStage)));
   Builder B;
@@ -474,7 +516,8 @@ void StagedSchedule::emit(const ScheduleHooks &Hooks) {
   std::vector<Operation *> Old;
   for (Operation &Op : Loop.getBody())
     Old.push_back(&Op);
-  Value *Lo = Loop.getOperand(0), *Hi = Loop.getOperand(1);
+  Lo = Loop.getOperand(0);
+  Value *Hi = Loop.getOperand(1);
   auto LoC = matchConstantInt(Lo), HiC = matchConstantInt(Hi);
   Builder B;
   B.setLoc(Loop.getLoc());
@@ -497,14 +540,15 @@ void StagedSchedule::emit(const ScheduleHooks &Hooks) {
   emitEpilogue(B, N, Hooks);
   for (auto It = Old.rbegin(); It != Old.rend(); ++It)
     (*It)->erase();
-  if (!Ring)
-    for (auto &[Buf, R] : Versions) {
-      std::vector<Dim> Dims = {Dim(R)};
-      for (const Dim &D : Buf->getType().getDims())
-        Dims.push_back(D);
-      Buf->setType(
-          Type::buffer(Scope::Shared, Dims, Buf->getType().getDType()));
-    }
+  for (auto &[Buf, R] : Versions) {
+    // lower-pipelined stages the TMA ring's buffers.
+    if (RingBuffers.count(Buf))
+      continue;
+    std::vector<Dim> Dims = {Dim(R)};
+    for (const Dim &D : Buf->getType().getDims())
+      Dims.push_back(D);
+    Buf->setType(Type::buffer(Scope::Shared, Dims, Buf->getType().getDType()));
+  }
   sinkWgmmaWaits(Loop.getBody());
 }
 

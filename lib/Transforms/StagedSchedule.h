@@ -24,11 +24,13 @@
 //     stage runs where its stage and order put it. Each copy's buffers get
 //     R versions (a leading dim R, version i % R for iteration i), R the
 //     fewest that keep every read of iteration i before the copy of
-//     iteration i + R (TileLang's count). Every iteration commits one
-//     cp.async group per copy, also where the copy is skipped, so that
-//     `cp_async_wait {pending = N}` before a statement reading a copy's
-//     buffers has a static N (the groups committed since); a barrier
-//     follows it.
+//     iteration i + R (TileLang's count); so does a shared buffer that
+//     one statement writes, without reading it, for statements of later
+//     stages (when it qualifies as a copy's buffer does; on the TMA path
+//     too). Every iteration commits one cp.async group per copy, also
+//     where the copy is skipped, so that `cp_async_wait {pending = N}`
+//     before a statement reading a copy's buffers has a static N (the
+//     groups committed since); a barrier follows it.
 //   - TMA ring (sm_90): the copies are the loads of the num_stages-stage
 //     ring (lower-pipelined issues them: its producer warpgroup, or thread
 //     0); iteration i's stage i % S is acquired (full mbarrier) before the
@@ -42,9 +44,10 @@
 //   Refused, with err_bad_pipeline saying why: a -1 on a statement that is
 //   not such a copy; a statement running before one it depends on in the
 //   same iteration (a read before the write, ...); a statement of
-//   iteration i + 1 overwriting a buffer that is not a copy's before the
-//   statements of iteration i are done with it (only copies' buffers are
-//   multi-versioned); a value computed by one statement and used by
+//   iteration i + 1 overwriting a buffer without versions (registers,
+//   shared buffers that do not qualify) before the statements of
+//   iteration i are done with it; a value computed by one statement and
+//   used by
 //   another (statements exchange data through buffers); a TMA ring too
 //   short for the stages between the first and the last read of one
 //   iteration; shared memory over the target's limit (err_shared_memory_
@@ -130,7 +133,11 @@ private:
   /// Units in issue order.
   std::vector<unsigned> Sequence;
   int64_t MaxStage = 0;
+  /// The loop's lower bound before emit() moves it past the prologue.
+  ir::Value *Lo = nullptr;
   llvm::MapVector<ir::Value *, int64_t> Versions;
+  /// TMA: the ring's buffers (staged by lower-pipelined).
+  llvm::SmallPtrSet<ir::Value *, 4> RingBuffers;
   /// Per unit: the cp_async_wait pending count before it, -1 for none.
   std::vector<int64_t> WaitBefore;
   /// TMA ring: the first and last unit reading an iteration's stage.
@@ -140,13 +147,14 @@ private:
   std::string describe(unsigned U) const;
   bool before(unsigned A, int64_t ShiftA, unsigned B) const;
   std::vector<unsigned> readers(unsigned C) const;
-  bool isCopied(ir::Value *Buf) const;
+  int64_t versionsFor(ir::Value *Buf, unsigned W) const;
+  bool canVersion(ir::Value *Buf, unsigned W) const;
   void collectAccesses();
   bool resolveCopies();
   bool checkDependences();
   bool checkValues();
   bool checkPair(unsigned A, unsigned B, ir::Value *Buf);
-  bool computeVersions();
+  void computeVersions();
   bool checkRing();
   void planWaits();
 
