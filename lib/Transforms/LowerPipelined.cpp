@@ -290,15 +290,21 @@ private:
                             Ctx);
     if (!Schedule.check())
       return false;
+    if (AnyTma)
+      return lowerStagedRing(Schedule);
     ScheduleHooks Hooks;
-    if (!AnyTma) {
-      Hooks.EmitCopy = [&](Builder &B, unsigned I, Value *K, Value *Slot) {
-        emitProducer(B, I, K, nullptr, Slot);
-      };
-      Schedule.emit(Hooks);
-      makeSerial(Loop);
-      return true;
-    }
+    Hooks.EmitCopy = [&](Builder &B, unsigned I, Value *K, Value *Slot) {
+      emitProducer(B, I, K, nullptr, Slot);
+    };
+    Schedule.emit(Hooks);
+    makeSerial(Loop);
+    return true;
+  }
+
+  /// The user's schedule over the TMA ring: lower-pipelined's producer
+  /// warpgroup (or thread 0) loads the stages, the schedule's statements
+  /// acquire and release them.
+  bool lowerStagedRing(StagedSchedule &Schedule) {
     for (unsigned I : producerItems())
       Staged.insert(PB.Items[I].Prod->Dsts.begin(),
                     PB.Items[I].Prod->Dsts.end());
@@ -309,6 +315,7 @@ private:
     int64_t Threads = setUpRing(Consumer, Leader);
     if (Threads)
       splitRoles(*Loop.getParentOfKind(OpKind::Kernel), Threads, Consumer);
+    ScheduleHooks Hooks;
     Hooks.Acquire = [&](Builder &B, Value *J) {
       Value *SC = B.createConstInt(Stages);
       B.create(OpKind::MBarrierWait,

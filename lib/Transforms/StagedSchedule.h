@@ -105,10 +105,6 @@ public:
   /// Resolves the stages and checks the schedule (see the file comment);
   /// false after an error was reported.
   bool check();
-  /// The versions of each multi-versioned buffer (after check()).
-  const llvm::MapVector<ir::Value *, int64_t> &versions() const {
-    return Versions;
-  }
   /// Rebuilds the loop as prologue, main loop and epilogue, gives the
   /// copies' buffers their versions (cp.async) and erases the original
   /// body.
