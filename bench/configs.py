@@ -349,6 +349,20 @@ CONFIGS: Dict[str, List[Build]] = {
             seq_len=s, dim=d, is_causal=c, tags=["paper"], tiles=ATTN_TILES)
           for n, b, h, s, d, c in PAPER_FA],
     ],
+    # The FlashAttention-3 schedule stated by hand (order/stage/group): its
+    # default tile is 128x128/s2/t256; the others check a one-warpgroup
+    # block (sm_90: thread 0 loads the TMA ring), three stages, bf16 and
+    # causal masks.
+    "flash_attention_schedule": [
+        B("b2 h8 s768 d128", batch=2, heads=8, seq_len=768, dim=128, tags=["check"]),
+        B("b2 h8 s1024 d128 causal", batch=2, heads=8, seq_len=1024, dim=128,
+          is_causal=True, tags=["check"]),
+        B("b2 h4 s256 d64 64x64 s2 t128", batch=2, heads=4, seq_len=256, dim=64,
+          block_M=64, block_N=64, num_stages=2, threads=128, tags=["check"]),
+        B("b2 h4 s320 d64 128x64 s3 causal bf16", batch=2, heads=4, seq_len=320, dim=64,
+          block_N=64, num_stages=3, is_causal=True, dtype="bfloat16", tags=["check"]),
+        B("8x32x4096x128"),
+    ],
     "gqa_attention": [
         B("b2 h8/2 s256 d64", batch=2, heads=8, head_kv=2, seq_len=256, dim=64,
           tags=["check"]),

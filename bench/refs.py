@@ -1169,6 +1169,10 @@ SPECS: Dict[str, Spec] = {
                             extras={"SDPA-flash": sdpa_backend("FLASH_ATTENTION"),
                                     "SDPA-cuDNN": sdpa_backend("CUDNN_ATTENTION"),
                                     "Triton": fa_triton}),
+    "flash_attention_schedule": Spec(fa_shapes, fa_ref, fa_work, torch=fa_torch,
+                                     baseline="F.scaled_dot_product_attention "
+                                              "(its default backend)",
+                                     short="SDPA"),
     "gqa_attention": Spec(gqa_shapes, gqa_ref, gqa_work, torch=gqa_sdpa(),
                           baseline="F.scaled_dot_product_attention(enable_gqa=True)",
                           short="SDPA",

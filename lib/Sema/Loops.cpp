@@ -144,30 +144,118 @@ intList(Interp &I, const Value &V, llvm::SMRange R, llvm::StringRef What) {
   return Out;
 }
 
-static bool checkPipelineOrder(Interp &I, LoopObj &L, llvm::SMRange R) {
-  if (L.HasOrder && L.HasStage && L.Order.size() != L.Stage.size()) {
-    I.error(R, diag::err_bad_pipeline)
-        << "'order' has " + std::to_string(L.Order.size()) +
-               " entries but 'stage' has " + std::to_string(L.Stage.size());
-    return false;
-  }
-  std::vector<int64_t> Sorted = L.Order;
+static bool pipelineError(Interp &I, llvm::SMRange R, const std::string &M) {
+  I.error(R, diag::err_bad_pipeline) << M;
+  return false;
+}
+
+/// `order`, `stage` and `group` have one entry per group of statements (per
+/// statement without `group`). -1 in both lists leaves a copy to the
+/// compiler; the other orders are a permutation of 0..n-1, the other stages
+/// lie in 0..max(num_stages, 1).
+static bool checkPipelineOrder(Interp &I, LoopObj &L, llvm::SMRange R,
+                               size_t NumGroups) {
+  if (L.HasOrder && L.HasStage && L.Order.size() != L.Stage.size())
+    return pipelineError(I, R,
+                         "'order' has " + std::to_string(L.Order.size()) +
+                             " entries but 'stage' has " +
+                             std::to_string(L.Stage.size()));
+  size_t N = L.HasOrder ? L.Order.size() : L.Stage.size();
+  if (NumGroups && (L.HasOrder || L.HasStage) && N != NumGroups)
+    return pipelineError(I, R,
+                         "'group' has " + std::to_string(NumGroups) +
+                             " entries but 'order'/'stage' have " +
+                             std::to_string(N));
+  for (size_t K = 0; L.HasOrder && L.HasStage && K != N; ++K)
+    if ((L.Order[K] == -1) != (L.Stage[K] == -1))
+      return pipelineError(
+          I, R,
+          "entry " + std::to_string(K) + " has order " +
+              std::to_string(L.Order[K]) + " but stage " +
+              std::to_string(L.Stage[K]) +
+              ": -1 (a copy placed by the compiler) must be in both lists");
+  std::vector<int64_t> Sorted;
+  for (int64_t O : L.Order)
+    if (O != -1)
+      Sorted.push_back(O);
   std::sort(Sorted.begin(), Sorted.end());
   for (size_t K = 0; K < Sorted.size(); ++K)
-    if (Sorted[K] != int64_t(K)) {
-      I.error(R, diag::err_bad_pipeline)
-          << "'order' must be a permutation of 0.." +
-                 std::to_string(int64_t(Sorted.size()) - 1);
-      return false;
-    }
+    if (Sorted[K] != int64_t(K))
+      return pipelineError(I, R,
+                           "'order' must be a permutation of 0.." +
+                               std::to_string(int64_t(Sorted.size()) - 1) +
+                               " (and -1 for copies placed by the compiler)");
+  int64_t MaxStage = std::max<int64_t>(L.NumStages, 1);
   for (int64_t S : L.Stage)
-    if (S < 0 || S > std::max<int64_t>(L.NumStages, 1)) {
-      I.error(R, diag::err_bad_pipeline)
-          << "stage " + std::to_string(S) + " is outside 0.." +
-                 std::to_string(std::max<int64_t>(L.NumStages, 1));
-      return false;
-    }
+    if (S != -1 && (S < 0 || S > MaxStage))
+      return pipelineError(I, R,
+                           "stage " + std::to_string(S) + " is outside 0.." +
+                               std::to_string(MaxStage));
   return true;
+}
+
+/// `group` lists the loop body's statements 0..m-1 in order, each once, in
+/// consecutive runs; returns the runs' sizes.
+static std::optional<std::vector<size_t>> groupSizes(Interp &I, const Value &V,
+                                                     llvm::SMRange R) {
+  if (!V.isSequence()) {
+    I.error(R, diag::err_type_mismatch)
+        << "group"
+        << "a list of lists of ints" << typeName(V);
+    return std::nullopt;
+  }
+  std::vector<size_t> Sizes;
+  int64_t Next = 0;
+  for (const Value &G : V.elts()) {
+    auto List = intList(I, G, R, "group");
+    if (!List)
+      return std::nullopt;
+    for (int64_t S : *List)
+      if (S != Next++) {
+        pipelineError(I, R,
+                      "'group' must list the statements 0, 1, 2, ... in "
+                      "order, each once: group " +
+                          std::to_string(Sizes.size()) + " has " +
+                          std::to_string(S) + " where " +
+                          std::to_string(Next - 1) + " is due");
+        return std::nullopt;
+      }
+    if (List->empty()) {
+      pipelineError(I, R,
+                    "group " + std::to_string(Sizes.size()) + " is empty");
+      return std::nullopt;
+    }
+    Sizes.push_back(List->size());
+  }
+  return Sizes;
+}
+
+/// Gives every statement of a group its group's stage, and orders the
+/// statements of a group consecutively, in body order: the IR has one
+/// entry per statement.
+static void expandGroups(LoopObj &L, const std::vector<size_t> &Sizes) {
+  std::vector<int64_t> Order, Stage;
+  std::vector<size_t> First;
+  for (size_t G = 0, Pos = 0; G != Sizes.size(); Pos += Sizes[G++])
+    First.push_back(Pos);
+  std::vector<size_t> ByOrder;
+  for (size_t G = 0; G != Sizes.size(); ++G)
+    if (L.HasOrder && L.Order[G] != -1)
+      ByOrder.push_back(G);
+  std::sort(ByOrder.begin(), ByOrder.end(),
+            [&](size_t A, size_t B) { return L.Order[A] < L.Order[B]; });
+  std::vector<int64_t> GroupStart(Sizes.size(), -1);
+  for (size_t K = 0, Next = 0; K != ByOrder.size(); Next += Sizes[ByOrder[K++]])
+    GroupStart[ByOrder[K]] = int64_t(Next);
+  for (size_t G = 0; G != Sizes.size(); ++G)
+    for (size_t S = 0; S != Sizes[G]; ++S) {
+      if (L.HasOrder)
+        Order.push_back(GroupStart[G] < 0 ? -1 : GroupStart[G] + int64_t(S));
+      if (L.HasStage)
+        Stage.push_back(L.Stage[G]);
+    }
+  L.Order = std::move(Order);
+  L.Stage = std::move(Stage);
 }
 
 Value sema::tPipelined(Interp &I, BoundArgs &A) {
@@ -192,8 +280,17 @@ Value sema::tPipelined(Interp &I, BoundArgs &A) {
     (K == 3 ? L->Order : L->Stage) = *List;
     (K == 3 ? L->HasOrder : L->HasStage) = true;
   }
-  if (!checkPipelineOrder(I, *L, A.CallRange))
+  std::vector<size_t> Sizes;
+  if (!A[6].isNone()) {
+    auto Got = groupSizes(I, A[6], A.range(6));
+    if (!Got)
+      return Value::poison();
+    Sizes = std::move(*Got);
+  }
+  if (!checkPipelineOrder(I, *L, A.CallRange, Sizes.size()))
     return Value::poison();
+  if (!Sizes.empty())
+    expandGroups(*L, Sizes);
   return Value::object(std::move(L));
 }
 

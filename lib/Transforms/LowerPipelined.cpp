@@ -4,6 +4,7 @@
 #include "PipelineSchedule.h"
 #include "PlanSharedMemory.h"
 #include "PredicatedCopy.h"
+#include "StagedSchedule.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/Support/Diagnostics.h"
@@ -84,22 +85,6 @@ void makeAsync(Operation &Root) {
   }
 }
 
-/// Puts \p Idx in front of the indices of every group of \p Op on \p Buf.
-void prependIndex(Operation &Op, const Value *Buf, Value *Idx) {
-  std::vector<Value *> Operands;
-  std::vector<unsigned> Segments;
-  for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
-    llvm::ArrayRef<Value *> Group = Op.getGroup(G);
-    bool Staged = Group.front() == Buf && Group.size() > 1;
-    Operands.push_back(Group.front());
-    if (Staged)
-      Operands.push_back(Idx);
-    Operands.insert(Operands.end(), Group.begin() + 1, Group.end());
-    Segments.push_back(Group.size() + (Staged ? 1 : 0));
-  }
-  Op.setOperands(Operands, Segments);
-}
-
 class PipelineLowering {
 public:
   PipelineLowering(Operation &Loop, PassContext &Ctx)
@@ -111,6 +96,8 @@ public:
     if (Stages < 1 || !canSoftwarePipeline(Loop, Step))
       return makeSerial(Loop), true;
     PB = analyzePipelineBody(Loop);
+    if (isGeneralSchedule())
+      return lowerStaged();
     if (!chooseProducers() || !checkOrder())
       return false;
     std::vector<unsigned> Producers = producerItems();
@@ -229,16 +216,12 @@ private:
 
   /// \p St is the user's stage of statement \p S, -1 when not given.
   bool classifyStatement(size_t S, int64_t St) {
-    bool Hoistable = llvm::all_of(PB.Statements[S], [&](unsigned I) {
-      return PB.Items[I].Prod.has_value();
-    });
+    bool Hoistable = isHoistable(S);
     bool Ahead = St < 0 ? Hoistable : St == 0 && Stages > 1;
-    if (St >= 0 && St != 0 && St != Stages - 1) {
-      error("stage " + std::to_string(St) + " of statement " +
-            std::to_string(S) +
-            " is not supported: only 0 (copies issued "
-            "ahead) and num_stages - 1 = " +
-            std::to_string(Stages - 1) + " (the rest) are");
+    if (St < 0 && Loop.hasAttr("stage") && !Hoistable) {
+      error("statement " + std::to_string(S) +
+            " has order and stage -1 but is not a copy from global to shared "
+            "memory that can be issued ahead; give it an order and a stage");
       return false;
     }
     if (Ahead && !Hoistable) {
@@ -252,6 +235,99 @@ private:
       Ahead = Hoistable;
     for (unsigned I : PB.Statements[S])
       IsProducer[I] = Ahead;
+    return true;
+  }
+
+  bool isHoistable(size_t S) const {
+    return llvm::all_of(PB.Statements[S], [&](unsigned I) {
+      return PB.Items[I].Prod.has_value();
+    });
+  }
+
+  /// Whether the user's stages are more than copies in stage 0 (or -1)
+  /// issued ahead of the rest in stage num_stages - 1 (StagedSchedule.h).
+  bool isGeneralSchedule() const {
+    auto Stage = Loop.getIntArrayAttr("stage");
+    if (!Stage || Stage->size() != PB.Statements.size())
+      return false;
+    for (size_t S = 0; S != Stage->size(); ++S) {
+      int64_t St = (*Stage)[S];
+      if (St != -1 && St != Stages - 1 &&
+          !(St == 0 && Stages > 1 && isHoistable(S)))
+        return true;
+    }
+    return false;
+  }
+
+  /// The user's schedule, each statement in its stage (StagedSchedule.h).
+  bool lowerStaged() {
+    auto Order = Loop.getIntArrayAttr("order");
+    std::vector<int64_t> Stage = *Loop.getIntArrayAttr("stage");
+    std::vector<ScheduleUnit> Units;
+    IsProducer.assign(PB.Items.size(), false);
+    bool AnyTma = false, AllTma = true;
+    for (size_t S = 0; S != PB.Statements.size(); ++S) {
+      ScheduleUnit U;
+      U.Items = PB.Statements[S];
+      U.Stage = Stage[S];
+      U.Order = Order ? (*Order)[S] : Stage[S] == -1 ? -1 : int64_t(S);
+      U.Copy = isHoistable(S);
+      for (unsigned I : U.Items) {
+        IsProducer[I] = U.Copy;
+        bool Tma = PB.Items[I].head()->is(OpKind::TmaLoad);
+        AnyTma |= U.Copy && Tma;
+        AllTma &= !U.Copy || Tma;
+      }
+      Units.push_back(std::move(U));
+    }
+    Sequence.resize(PB.Items.size());
+    std::iota(Sequence.begin(), Sequence.end(), 0);
+    if (AnyTma && !AllTma) {
+      error("its TMA copies cannot be mixed with other copies");
+      return false;
+    }
+    StagedSchedule Schedule(Loop, PB, std::move(Units), Stages, Step, AnyTma,
+                            Ctx);
+    if (!Schedule.check())
+      return false;
+    if (AnyTma)
+      return lowerStagedRing(Schedule);
+    ScheduleHooks Hooks;
+    Hooks.EmitCopy = [&](Builder &B, unsigned I, Value *K, Value *Slot) {
+      emitProducer(B, I, K, nullptr, Slot);
+    };
+    Schedule.emit(Hooks);
+    makeSerial(Loop);
+    return true;
+  }
+
+  /// The user's schedule over the TMA ring: lower-pipelined's producer
+  /// warpgroup (or thread 0) loads the stages, the schedule's statements
+  /// acquire and release them.
+  bool lowerStagedRing(StagedSchedule &Schedule) {
+    for (unsigned I : producerItems())
+      Staged.insert(PB.Items[I].Prod->Dsts.begin(),
+                    PB.Items[I].Prod->Dsts.end());
+    if (!fitsSharedMemory())
+      return false;
+    std::vector<Operation *> Consumer;
+    Value *Leader = nullptr;
+    int64_t Threads = setUpRing(Consumer, Leader);
+    if (Threads)
+      splitRoles(*Loop.getParentOfKind(OpKind::Kernel), Threads, Consumer);
+    ScheduleHooks Hooks;
+    Hooks.Acquire = [&](Builder &B, Value *J) {
+      Value *SC = B.createConstInt(Stages);
+      B.create(OpKind::MBarrierWait,
+               {Full, B.createBinary(OpKind::FloorMod, J, SC),
+                B.createBinary(OpKind::FloorDiv, J, SC)},
+               {2, 1}, {});
+    };
+    Hooks.Release = [&](Builder &B, Value *J, Value *K) {
+      releaseStage(B, J, K, Stages * Step, Leader);
+    };
+    Schedule.emit(Hooks);
+    makeSerial(Loop);
     return true;
   }
 
@@ -447,34 +523,45 @@ private:
   /// with k + (S-1)*step; a wgmma_wait {0} follows the loop. No block
   /// barrier runs in the loop.
   void emitTmaPipeline() {
-    Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
+    auto Uses = consumerUses();
     std::vector<Operation *> Consumer;
+    Value *Leader = nullptr;
+    int64_t Threads = setUpRing(Consumer, Leader);
+    Builder B;
+    B.setLoc(Loop.getLoc());
+    rewriteConsumerLoop(B, Uses, Leader);
+    if (Threads)
+      splitRoles(*Loop.getParentOfKind(OpKind::Kernel), Threads, Consumer);
+    eraseProducers();
+  }
+
+  /// Stages the ring's buffers and creates its barriers. Returns the
+  /// block's thread count when a producer warpgroup will load the stages
+  /// (\p Consumer: what splitRoles moves into the consumers' role), else 0
+  /// after the leader's prologue loads (\p Leader: its condition).
+  int64_t setUpRing(std::vector<Operation *> &Consumer, Value *&Leader) {
+    Operation *Kernel = Loop.getParentOfKind(OpKind::Kernel);
     // TileLang's pass config tl.disable_warp_specialized (Sema).
     Operation *Func = Kernel->getParentOfKind(OpKind::Func);
     bool Off = Func && Func->getBoolAttr("no_warp_specialize").value_or(false);
     int64_t Threads = Ctx.Tgt.WarpSpecialize && !Off
                           ? warpSpecializable(*Kernel, Consumer)
                           : 0;
-    auto Uses = consumerUses();
     stageBuffers();
     Builder B;
     B.setLoc(Loop.getLoc());
-    Value *Leader = nullptr;
     if (Threads) {
       B.setInsertionPointToStart(Kernel->getBody());
       NumThreads = Threads;
       createBarriers(B, B.createCmp(CmpPred::Eq, B.createThreadId(0),
                                     B.createConstInt(0)));
-    } else {
-      B.setInsertionPoint(&Loop);
-      Leader = leaderCondition(B);
-      createBarriers(B, Leader);
-      emitTmaPrologue(B, Leader);
+      return Threads;
     }
-    rewriteConsumerLoop(B, Uses, Leader);
-    if (Threads)
-      splitRoles(*Kernel, Threads, Consumer);
-    eraseProducers();
+    B.setInsertionPoint(&Loop);
+    Leader = leaderCondition(B);
+    createBarriers(B, Leader);
+    emitTmaPrologue(B, Leader);
+    return 0;
   }
 
   /// The loop reads its stage once full, then releases a stage (refilled
@@ -501,11 +588,11 @@ private:
     Operation *GroupWait = Stages >= 2 ? overlappableWgmmaWait() : nullptr;
     B.setInsertionPointToEnd(Body);
     if (!GroupWait)
-      return releaseStage(B, It, Stages * Step, Leader);
+      return releaseStage(B, It, IV, Stages * Step, Leader);
     GroupWait->setAttr("pending", Attribute::integer(1));
     Value *Started = B.createCmp(CmpPred::Ge, It, B.createConstInt(1));
     B.setInsertionPointToEnd(B.createIf(Started)->getBody());
-    releaseStage(B, B.createBinary(OpKind::Sub, It, B.createConstInt(1)),
+    releaseStage(B, B.createBinary(OpKind::Sub, It, B.createConstInt(1)), IV,
                  (Stages - 1) * Step, Leader);
     B.setInsertionPointAfter(&Loop);
     DrainWait = B.create(OpKind::WgmmaWait, GroupWait->getOperands(),
@@ -605,15 +692,16 @@ private:
 
   /// Iteration \p It is done with its stage: every thread arrives on its
   /// empty barrier; the leader (when given) waits for all of them and
-  /// refills the stage with iteration (its k) + \p Ahead (when that is in
-  /// the loop).
-  void releaseStage(Builder &B, Value *It, int64_t Ahead, Value *Leader) {
+  /// refills the stage with the iteration at loop value \p K + \p Ahead
+  /// (when that is in the loop).
+  void releaseStage(Builder &B, Value *It, Value *K, int64_t Ahead,
+                    Value *Leader) {
     Value *SC = B.createConstInt(Stages);
     Value *Stage = B.createBinary(OpKind::FloorMod, It, SC);
     B.create(OpKind::MBarrierArrive, {Empty, Stage}, {2}, {});
     if (!Leader)
       return;
-    Value *Next = B.createBinary(OpKind::Add, IV, B.createConstInt(Ahead));
+    Value *Next = B.createBinary(OpKind::Add, K, B.createConstInt(Ahead));
     Value *Cond = B.createBinary(
         OpKind::And, B.createCmp(CmpPred::Lt, Next, Loop.getOperand(1)),
         Leader);

@@ -45,6 +45,21 @@ bool tilec::groupIsWritten(const Operation &Op, unsigned G) {
   }
 }
 
+void tilec::prependIndex(Operation &Op, const Value *Buf, Value *Idx) {
+  std::vector<Value *> Operands;
+  std::vector<unsigned> Segments;
+  for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
+    llvm::ArrayRef<Value *> Group = Op.getGroup(G);
+    bool Staged = Group.front() == Buf && Group.size() > 1;
+    Operands.push_back(Group.front());
+    if (Staged)
+      Operands.push_back(Idx);
+    Operands.insert(Operands.end(), Group.begin() + 1, Group.end());
+    Segments.push_back(Group.size() + (Staged ? 1 : 0));
+  }
+  Op.setOperands(Operands, Segments);
+}
+
 namespace {
 
 bool writesBuffer(Operation &Root, const Value *Buf) {

@@ -62,6 +62,10 @@ bool isPureScalarOp(const ir::Operation &Op);
 /// Whether operand group \p G of \p Op is written (unknown ops write).
 bool groupIsWritten(const ir::Operation &Op, unsigned G);
 
+/// Puts \p Idx in front of the indices of every group of \p Op on \p Buf
+/// (the version of a multi-versioned buffer).
+void prependIndex(ir::Operation &Op, const ir::Value *Buf, ir::Value *Idx);
+
 /// Whether \p Loop can be software-pipelined: a positive constant step
 /// (returned in \p Step), no break/continue of it, no user mbarrier or role
 /// synchronization inside, and only uniform control flow around it (every
