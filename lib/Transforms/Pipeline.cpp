@@ -20,6 +20,7 @@
 #include "Hopper/LowerTma.h"
 #include "Hopper/LowerWgmma.h"
 #include "Hopper/OverlapWgmma.h"
+#include "Hopper/DeferWgmmaWaits.h"
 #include "Hopper/OverlapWgmmaPair.h"
 #include "Hopper/PingPongWarpgroups.h"
 #include "Hopper/WgmmaLayout.h"
@@ -76,6 +77,7 @@ void tilec::registerAllPasses() {
   registerPass("lower-tma", createLowerTmaPass);
   registerPass("overlap-wgmma", createOverlapWgmmaPass);
   registerPass("overlap-wgmma-pair", createOverlapWgmmaPairPass);
+  registerPass("defer-wgmma-waits", createDeferWgmmaWaitsPass);
   registerPass("pingpong-warpgroups", createPingPongWarpgroupsPass);
   registerPass("insert-proxy-fences", createInsertProxyFencesPass);
 }
@@ -172,6 +174,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // with the other's.
   if (Hopper && Tgt.PingPong)
     PM.addPass(createPingPongWarpgroupsPass());
+  // Hopper: each remaining gemm's wait moves down to the first use of its
+  // results; the independent gemms in between are issued meanwhile.
+  if (Hopper && Tgt.DeferWgmmaWaits)
+    PM.addPass(createDeferWgmmaWaitsPass());
   PM.addPass(createFoldConstantsPass());
   // Shared buffers whose lifetimes do not overlap share bytes; the plan is
   // checked against the target's limit. Before insert-barriers, which

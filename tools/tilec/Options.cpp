@@ -125,6 +125,9 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_flag("--pingpong", Opts.PingPong,
                "sm_90: the two consumer warpgroups of an attention loop take "
                "turns to issue their wgmmas (FlashAttention-3's ping-pong)");
+  App.add_flag("!--no-defer-wgmma-waits", Opts.DeferWgmmaWaits,
+               "sm_90: wait for each gemm's wgmmas right after issuing them, "
+               "not at the first use of their results");
   App.add_flag("--remarks", Opts.Remarks,
                "Print remarks: what the compiler chose and why (e.g. a "
                "T.gemm that cannot use wgmma)");

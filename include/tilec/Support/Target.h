@@ -65,6 +65,10 @@ struct Target {
   /// forced alternation cost 1.6-7.2% on five of six shapes on the H200
   /// (bench/results/2026-11-26-h200-attnfwd2-ab.txt).
   bool PingPong = false;
+  /// A wgmma group's wait moves down to the group's first use, so that the
+  /// independent gemms in between are issued while it runs
+  /// (defer-wgmma-waits); off: --no-defer-wgmma-waits.
+  bool DeferWgmmaWaits = false;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};
