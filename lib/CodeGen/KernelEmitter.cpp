@@ -636,7 +636,8 @@ static uint64_t wgmmaDescriptorFields(llvm::ArrayRef<int64_t> L) {
 /// One wgmma.mma_async as inline PTX: the accumulators are the 32-bit
 /// words from &D[off] ("+f" for f32, "+r" for s32 and f16 pairs), A is a
 /// descriptor or four 32-bit words, B a descriptor; scale-d is 1 (D += A *
-/// B); imm-trans-a/b (16-bit types only) select MN-major operands.
+/// B), or 0 with `zero_init` (D = A * B); imm-trans-a/b (16-bit types only)
+/// select MN-major operands.
 void KernelEmitter::emitWgmma(const Operation &Op) {
   StringRef Shape = *Op.getStringAttr("shape");
   int64_t N = 0;
@@ -678,7 +679,8 @@ void KernelEmitter::emitWgmma(const Operation &Op) {
   Ins.push_back(
       fmt::format("\"l\"(tilec::wgmmaDescriptor({}, {:#x}ull))", address(Op, 2),
                   wgmmaDescriptorFields(*Op.getIntArrayAttr("b_layout"))));
-  Ins.push_back("\"r\"(1)");
+  Ins.push_back(Op.getBoolAttr("zero_init").value_or(false) ? "\"r\"(0)"
+                                                            : "\"r\"(1)");
   std::string Tail;
   if (bitWidth(AB) == 16 && !ARegs)
     Tail = fmt::format(", 1, 1, {:d}, {:d}",

@@ -305,6 +305,8 @@ void Machine::execWgmma(const Operation &Op, const Mask &M) {
     fail(Op, "wgmma shape '" + Shape.str() + "' is not supported");
   int64_t N = std::stoll(Parts[1].str()), K = std::stoll(Parts[2].str());
   requireWholeWarps(Op, M, 128);
+  // zero_init (scale-d = 0): D = A * B, its old value unread.
+  bool ZeroInit = Op.getBoolAttr("zero_init").value_or(false);
   for (int64_t Base = 0; Base < NumThreads; Base += 128) {
     if (!M[Base])
       continue;
@@ -327,7 +329,7 @@ void Machine::execWgmma(const Operation &Op, const Mask &M) {
         int64_t Row = 16 * (T / 32) + (T % 32) / 4 + 8 * ((I / 2) % 2);
         int64_t Col = 8 * (I / 4) + 2 * (T % 4) + I % 2;
         ElemRef D = elem(Op, 0, Base + T, I);
-        double Acc = toDouble(D.Buf->Elem, D.Buf->Data[D.Flat]);
+        double Acc = ZeroInit ? 0 : toDouble(D.Buf->Elem, D.Buf->Data[D.Flat]);
         for (int64_t Kk = 0; Kk < K; ++Kk)
           Acc += A[Row * K + Kk] * B[Kk * N + Col];
         D.Buf->Data[D.Flat] = fromDouble(D.Buf->Elem, Acc);

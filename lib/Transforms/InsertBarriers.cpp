@@ -93,7 +93,8 @@ public:
   /// wait and an arrive are in that loop too. A wait that precedes every
   /// such arrive acquires nothing for the first pass (a write before a
   /// TMA pipeline's loop is not published by the loop's arrives).
-  bool ordered(Operation &Earlier, Operation &Later) {
+  bool ordered(const Access &EarlierAccess, const Access &LaterAccess) {
+    Operation &Earlier = *EarlierAccess.Op, &Later = *LaterAccess.Op;
     if (!HasArrives)
       return false;
     llvm::SmallPtrSet<const Value *, 4> Released;
@@ -120,7 +121,8 @@ public:
         continue;
       if (Pos.lookup(Wait) > FirstArrive)
         return true;
-      if (Carried && llvm::any_of(Arrives, [&](Operation *Arrive) {
+      if (Carried && sameStage(*Wait, EarlierAccess, LaterAccess) &&
+          llvm::any_of(Arrives, [&](Operation *Arrive) {
             return inOneLoop(*Wait, Earlier, Later) &&
                    inOneLoop(*Wait, *Arrive, Earlier);
           }))
@@ -132,6 +134,50 @@ public:
 private:
   static const Value *barrierOf(const Operation &Op) {
     return Op.getGroup(0)[0];
+  }
+
+  /// Whether the next iteration's \p Wait observes this iteration's
+  /// release: always on a one-barrier ring; on a ring of S stages only
+  /// S iterations later, unless both accesses are to the stage of the
+  /// buffer that the wait's barrier index selects (a staged buffer
+  /// `X[s, ...]` with the wait on `full[s]`). A buffer every iteration
+  /// reuses (attention backward's dS tile) is not ordered by the ring.
+  static bool sameStage(const Operation &Wait, const Access &A,
+                        const Access &B) {
+    if (barrierOf(Wait)->getType().numElements().value_or(0) == 1)
+      return true;
+    llvm::ArrayRef<Value *> Bar = Wait.getGroup(0);
+    llvm::ArrayRef<Value *> GA = A.Op->getGroup(A.Group);
+    llvm::ArrayRef<Value *> GB = B.Op->getGroup(B.Group);
+    return Bar.size() == 2 && GA.size() >= 2 && GB.size() >= 2 &&
+           sameValue(GA[1], Bar[1]) && sameValue(GB[1], Bar[1]);
+  }
+
+  /// \p A and \p B are one value, or the same pure op (consts, integer
+  /// arithmetic, compares) of the same values: roles compute a stage index
+  /// `k % S` each for themselves.
+  static bool sameValue(const Value *A, const Value *B, int Depth = 4) {
+    if (A == B)
+      return true;
+    const Operation *DA = A->getDefiningOp(), *DB = B->getDefiningOp();
+    if (!DA || !DB || Depth == 0 || DA->getKind() != DB->getKind() ||
+        DA->getNumOperands() != DB->getNumOperands() || DA->getNumRegions() ||
+        DB->getNumRegions())
+      return false;
+    OpKind K = DA->getKind();
+    if (!isBinaryOp(K) && !isUnaryOp(K) && K != OpKind::Const &&
+        K != OpKind::Cmp)
+      return false;
+    const auto &XA = DA->getAttrs(), &XB = DB->getAttrs();
+    if (XA.size() != XB.size())
+      return false;
+    for (size_t I = 0; I != XA.size(); ++I)
+      if (XA[I].Name != XB[I].Name || !(XA[I].Value == XB[I].Value))
+        return false;
+    for (unsigned I = 0; I != DA->getNumOperands(); ++I)
+      if (!sameValue(DA->getOperand(I), DB->getOperand(I), Depth - 1))
+        return false;
+    return true;
   }
 
   /// A loop around all three ops: the wait may follow the release in the
@@ -668,8 +714,7 @@ private:
     // The user's mbarriers order them. Only in the order they run: a TMA
     // pipeline's barriers order a wgmma's read of a tile before the next
     // iteration's store into it, not that store before the read.
-    if (MBarriers.ordered(*A.Op, *B.Op) ||
-        (EitherFirst && MBarriers.ordered(*B.Op, *A.Op)))
+    if (MBarriers.ordered(A, B) || (EitherFirst && MBarriers.ordered(B, A)))
       return false;
     return !Owners.sameThreadsOnly(A, B, SameIteration);
   }

@@ -42,12 +42,19 @@
 //       the same way by an `mbarrier_wait` on X (acquire) that comes after
 //       that arrive in program order, or, when the second access precedes
 //       the first in their loop, shares that loop with both and the
-//       arrive (the next iteration's wait). A wait that precedes the
+//       arrive (the next iteration's wait). The next iteration's wait
+//       observes this iteration's release only on a ring of one barrier,
+//       or when both accesses index their buffer's first dim with the
+//       wait's barrier index (a staged buffer `X[s, ...]` waited on by
+//       `full[s]`): on a ring of S stages it acquires the release of S
+//       iterations back, so a buffer every iteration reuses (attention
+//       backward's dS tile, read by a wgmma of each warpgroup) still gets
+//       its barrier. A wait that precedes the
 //       arrive in the loop acquires nothing in the first iteration: a
-//       write before a TMA pipeline's loop still gets a barrier. The scans look into nested uniform
-//       code but not into thread-dependent branches, which other threads
-//       (another role) run: an arrive by other threads releases nothing of
-//       this thread's. A wait on Y before an arrive on X passes Y's
+//       write before a TMA pipeline's loop still gets a barrier. The scans look
+//       into nested uniform code but not into thread-dependent branches, which
+//       other threads (another role) run: an arrive by other threads releases
+//       nothing of this thread's. A wait on Y before an arrive on X passes Y's
 //       releases on to X, so chains through other threads count (producer
 //       -> full -> consumer -> empty -> producer's next write). Barrier
 //       arrays are identified by their alloc, not their index: a wait on

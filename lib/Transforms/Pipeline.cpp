@@ -16,6 +16,7 @@
 #include "FuseParallel.h"
 #include "GemmLayout.h"
 #include "HeavyBlocksFirst.h"
+#include "Hopper/DeferWgmmaWaits.h"
 #include "Hopper/InsertProxyFences.h"
 #include "Hopper/LowerTma.h"
 #include "Hopper/LowerWgmma.h"
@@ -78,6 +79,7 @@ void tilec::registerAllPasses() {
   registerPass("lower-tma", createLowerTmaPass);
   registerPass("overlap-wgmma", createOverlapWgmmaPass);
   registerPass("overlap-wgmma-pair", createOverlapWgmmaPairPass);
+  registerPass("defer-wgmma-waits", createDeferWgmmaWaitsPass);
   registerPass("pingpong-warpgroups", createPingPongWarpgroupsPass);
   registerPass("insert-proxy-fences", createInsertProxyFencesPass);
 }
@@ -178,6 +180,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // with the other's.
   if (Hopper && Tgt.PingPong)
     PM.addPass(createPingPongWarpgroupsPass());
+  // Hopper: each remaining gemm's wait moves down to the first use of its
+  // results; the independent gemms in between are issued meanwhile.
+  if (Hopper && Tgt.DeferWgmmaWaits)
+    PM.addPass(createDeferWgmmaWaitsPass());
   PM.addPass(createFoldConstantsPass());
   // Shared buffers whose lifetimes do not overlap share bytes; the plan is
   // checked against the target's limit. Before insert-barriers, which

@@ -128,6 +128,9 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_flag("!--no-staging-swizzle", Opts.StagingSwizzle,
                "Keep the plain row-major layout of the shared tiles a "
                "tensor-core accumulator is copied into (no swizzle-staging)");
+  App.add_flag("!--no-defer-wgmma-waits", Opts.DeferWgmmaWaits,
+               "sm_90: wait for each gemm's wgmmas right after issuing them, "
+               "not at the first use of their results");
   App.add_flag("--remarks", Opts.Remarks,
                "Print remarks: what the compiler chose and why (e.g. a "
                "T.gemm that cannot use wgmma)");

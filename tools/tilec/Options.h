@@ -31,6 +31,7 @@ struct DriverOptions {
   bool WarpSpecialize = true;
   bool PingPong = false;
   bool StagingSwizzle = true;
+  bool DeferWgmmaWaits = true;
   bool Remarks = false;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;

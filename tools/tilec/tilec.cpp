@@ -260,6 +260,7 @@ int runDriver(const DriverOptions &Opts) {
   Tgt->WarpSpecialize = Tgt->WarpSpecialize && Tgt->Tma && Opts.WarpSpecialize;
   Tgt->PingPong = Tgt->WarpSpecialize && Opts.PingPong;
   Tgt->StagingSwizzle = Opts.StagingSwizzle;
+  Tgt->DeferWgmmaWaits = Tgt->Wgmma && Opts.DeferWgmmaWaits;
   Diags.setShowRemarks(Opts.Remarks);
   if (Opts.NumSMs)
     Tgt->NumSMs = Opts.NumSMs;

@@ -68,6 +68,10 @@ struct Target {
   /// The shared tiles a tensor-core accumulator is copied into get the XOR
   /// swizzle (swizzle-staging); off: --no-staging-swizzle.
   bool StagingSwizzle = true;
+  /// A wgmma group's wait moves down to the group's first use, so that the
+  /// independent gemms in between are issued while it runs
+  /// (defer-wgmma-waits); off: --no-defer-wgmma-waits.
+  bool DeferWgmmaWaits = false;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};

@@ -29,17 +29,20 @@ public:
     B.setInsertionPoint(&Gemm);
     B.setLoc(Gemm.getLoc());
     bindWarpgroup();
-    if (Gemm.getBoolAttr("clear_accum").value_or(false))
-      emitClear();
     std::vector<Value *> Regs = {C};
     if (P.ARegisters)
       Regs.push_back(A);
     B.create(OpKind::WgmmaFence, Regs, groupsOfOne(Regs), {});
-    Idx.forLoop(P.kSteps(), "unroll", "ks", [&](IndexExpr Ks) {
-      Idx.forLoop(P.mTiles(), "unroll", "mi", [&](IndexExpr Mi) {
-        Idx.forLoop(P.nTiles(), "unroll", "ni",
-                    [&](IndexExpr Ni) { emitWgmma(Ks, Mi, Ni); });
-      });
+    // clear_accum: the first k step overwrites C (scale-d = 0) instead of
+    // zero stores before the group, which ptxas would have to order after
+    // the wgmmas still in flight (a wait it injects, serializing them).
+    int64_t FirstK = 0;
+    if (Gemm.getBoolAttr("clear_accum").value_or(false)) {
+      emitKStep(0, /*ZeroInit=*/true);
+      FirstK = 1;
+    }
+    Idx.forLoop(P.kSteps() - FirstK, "unroll", "ks", [&](IndexExpr Ks) {
+      emitKStep(Ks + FirstK, /*ZeroInit=*/false);
     });
     B.create(OpKind::WgmmaCommit, {}, {}, {});
     // T.wgmma_gemm leaves its group in flight for the user's T.wait_wgmma.
@@ -78,11 +81,11 @@ private:
          P.NWarpgroups);
   }
 
-  void emitClear() {
-    Value *Zero = isFloat(P.Acc) ? B.createConstFloat(0.0, P.Acc)
-                                 : B.createConstInt(0, P.Acc);
-    Idx.forLoop(P.fragmentC().getRegisterCount(), "unroll", "r",
-                [&](IndexExpr R) { B.createStore(Zero, C, {Idx.emit(R)}); });
+  void emitKStep(IndexExpr Ks, bool ZeroInit) {
+    Idx.forLoop(P.mTiles(), "unroll", "mi", [&](IndexExpr Mi) {
+      Idx.forLoop(P.nTiles(), "unroll", "ni",
+                  [&](IndexExpr Ni) { emitWgmma(Ks, Mi, Ni, ZeroInit); });
+    });
   }
 
   static Attribute layoutAttr(const WgmmaSharedLayout &L) {
@@ -90,7 +93,7 @@ private:
         {L.SwizzleBytes, L.leadingByteOffset(), L.strideByteOffset()});
   }
 
-  void emitWgmma(IndexExpr Ks, IndexExpr Mi, IndexExpr Ni) {
+  void emitWgmma(IndexExpr Ks, IndexExpr Mi, IndexExpr Ni, bool ZeroInit) {
     IndexExpr K0 = Ks * P.instrK();
     IndexExpr Row = IndexExpr::var("wm") * P.wgM() + Mi * 64;
     IndexExpr Col = IndexExpr::var("wn") * P.wgN() + Ni * P.InstrN;
@@ -116,6 +119,8 @@ private:
     Groups.push_back(3);
     Attrs.push_back({"b_layout", layoutAttr(P.sharedB())});
     Attrs.push_back({"b_mn_major", Attribute::boolean(!P.TransB)});
+    if (ZeroInit)
+      Attrs.push_back({"zero_init", Attribute::boolean(true)});
     B.create(OpKind::Wgmma, Ops, Groups, {}, Attrs);
   }
 };

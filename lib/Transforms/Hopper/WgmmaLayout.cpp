@@ -7,6 +7,7 @@
 #include "tilec/IR/Builder.h"
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/Support/Diagnostics.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 
 using namespace tilec;
 using namespace tilec::ir;
@@ -161,27 +162,81 @@ private:
     });
   }
 
-  /// One warpgroup split for all gemms when one fits them all: row
-  /// statistics of one accumulator then live on the threads holding the
-  /// same rows of the next (as gemm-layout does for warps).
+  /// One warpgroup split for the gemms of each group that fragments
+  /// connect (fragmentGroups) when one fits them all: row statistics of one
+  /// accumulator then live on the threads holding the same rows of the next
+  /// (as gemm-layout does for warps). Gemms that share no fragment keep
+  /// their own splits: attention backward's dQ = dS K (64 query rows, read
+  /// from shared memory) cannot split its rows over two warpgroups, and a
+  /// column split forced on dK and dV would replicate their A fragments.
   void unifyWarpgroupSplit() {
-    ThreadRange Range = Gemms.front().Range;
-    if (llvm::any_of(Gemms, [&](const Planned &G) { return G.Range != Range; }))
+    std::vector<std::vector<Planned *>> Groups = fragmentGroups();
+    for (std::vector<Planned *> &Group : Groups)
+      unifyGroup(Group);
+  }
+
+  /// The planned gemms grouped by the fragments a parallel loop or tile
+  /// operator touches together (or a view shares), closed transitively.
+  std::vector<std::vector<Planned *>> fragmentGroups() {
+    llvm::EquivalenceClasses<const Value *> Classes;
+    auto IsFragment = [](const Value *V) {
+      return V->getType().isBuffer() &&
+             V->getType().getScope() == Scope::Fragment;
+    };
+    llvm::DenseMap<const Operation *, const Value *> First;
+    auto Join = [&](const Operation *Anchor, const Value *V) {
+      Classes.insert(V);
+      auto [It, New] = First.try_emplace(Anchor, V);
+      if (!New)
+        Classes.unionSets(It->second, V);
+    };
+    Kernel.walk([&](Operation &Op) {
+      const Operation *Anchor = &Op;
+      for (const Operation *P = Op.getParentOp(); P && P != &Kernel;
+           P = P->getParentOp())
+        if (P->is(OpKind::Parallel))
+          Anchor = P;
+      for (const Value *V : Op.getOperands())
+        if (IsFragment(V))
+          Join(Anchor, V);
+      if (Op.is(OpKind::View) && IsFragment(Op.getResult()))
+        Join(Anchor, Op.getResult());
+    });
+    std::vector<std::vector<Planned *>> Groups;
+    std::vector<const Value *> Leaders;
+    for (Planned &G : Gemms) {
+      const Value *Leader = Classes.getLeaderValue(G.Op->getOperand(2));
+      auto It = llvm::find(Leaders, Leader);
+      if (It != Leaders.end()) {
+        Groups[It - Leaders.begin()].push_back(&G);
+        continue;
+      }
+      Leaders.push_back(Leader);
+      Groups.push_back({&G});
+    }
+    return Groups;
+  }
+
+  /// The first gemm's split for all of \p Group, else the first that fits.
+  void unifyGroup(std::vector<Planned *> &Group) {
+    ThreadRange Range = Group.front()->Range;
+    if (llvm::any_of(Group,
+                     [&](const Planned *G) { return G->Range != Range; }))
       return;
     int64_t Warpgroups = Range.Count / 128;
-    std::vector<int64_t> Order = {Gemms.front().Plan.MWarpgroups};
+    std::vector<int64_t> Order = {Group.front()->Plan.MWarpgroups};
     for (int64_t MW = 1; MW <= Warpgroups; ++MW)
       if (Warpgroups % MW == 0)
         Order.push_back(MW);
     for (int64_t MW : Order) {
       std::vector<WgmmaPlan> Split;
-      for (const Planned &G : Gemms)
-        if (auto P = withWarpgroupSplit(G.Plan, MW, Warpgroups / MW))
+      for (const Planned *G : Group)
+        if (auto P = withWarpgroupSplit(G->Plan, MW, Warpgroups / MW))
           Split.push_back(*P);
-      if (Split.size() != Gemms.size())
+      if (Split.size() != Group.size())
         continue;
-      for (size_t I = 0; I != Gemms.size(); ++I)
-        Gemms[I].Plan = Split[I];
+      for (size_t I = 0; I != Group.size(); ++I)
+        Group[I]->Plan = Split[I];
       return;
     }
   }

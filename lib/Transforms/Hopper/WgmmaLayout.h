@@ -8,9 +8,11 @@
 //   start on a warpgroup, else the kernel's).
 //   When every gemm of the kernel has a plan (all or none, so that the
 //   fragments the gemms share, e.g. attention's scores and their cast
-//   copy, see one register model), the gemms of the kernel (on one thread
-//   range) share one warpgroup split when one fits them all (the first gemm's,
-//   else the first that fits), and for each gemm:
+//   copy, see one register model), the gemms that fragments connect (a
+//   parallel loop or tile operator touching fragments of both, or a view,
+//   transitively) share one warpgroup split when they run on one thread
+//   range and one fits them all (the group's first gemm's, else the first
+//   that fits); other gemms keep their own split. Then for each gemm:
 //   - records the plan (`wgmma`, `wgmma_swizzle`, `mma_shape`);
 //   - pins C and a fragment A to the wgmma fragments with
 //     `annotate_layout %F {layout = "Fragment(...)"}` after their allocs;
