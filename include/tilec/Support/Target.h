@@ -65,6 +65,11 @@ struct Target {
   /// forced alternation cost 1.6-7.2% on five of six shapes on the H200
   /// (bench/results/2026-11-26-h200-attnfwd2-ab.txt).
   bool PingPong = false;
+  /// Kernels are launched with programmatic stream serialization and
+  /// wait for the grids before them at their start (dependent-launch; sm_90;
+  /// off: --no-dependent-launch), so that a kernel's launch and block
+  /// scheduling overlap the tail of the one before it.
+  bool DependentLaunch = false;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};
