@@ -42,6 +42,9 @@
  *   scheduleAfter
  *                        Hopper warpgroup MMA (sm_90a; the wgmma itself is
  *                        inline PTX in the generated kernel).
+ *   gridDependencyWait, launchDependentGrids
+ *                        programmatic dependent launch (griddepcontrol;
+ *                        sm_90, no-ops below).
  *   philoxInit, philoxNext, philoxUniform, philoxUniformDouble
  *                        the Philox4x32-10 generator of T.rng_init and
  *                        T.rng_rand*, producing curand's Philox sequence.
@@ -579,6 +582,24 @@ template <int N> __device__ inline void setMaxNRegDec() {
 __device__ inline void fenceProxyAsync() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
+/// Programmatic dependent launch (sm_90): waits until the grids this one
+/// was launched after have completed and their memory is visible. A no-op
+/// for a kernel launched without the attribute.
+__device__ inline void gridDependencyWait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+/// Lets the next kernel of the stream, launched with programmatic stream
+/// serialization, be scheduled once every block of this grid has run this
+/// (or exited); it still waits for this grid in gridDependencyWait.
+__device__ inline void launchDependentGrids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
 

@@ -30,6 +30,7 @@ bool hasSideEffects(const Operation &Op) {
   case OpKind::WgmmaCommit:
   case OpKind::WgmmaWait:
   case OpKind::FenceProxyAsync:
+  case OpKind::GridDependency:
   case OpKind::ScheduleAfter:
   case OpKind::TmaLoad:
   case OpKind::SetMaxNReg:

@@ -314,6 +314,10 @@ void KernelEmitter::emitOp(const Operation &Op) {
     return W.line("tilec::wgmmaCommit();");
   case OpKind::FenceProxyAsync:
     return W.line("tilec::fenceProxyAsync();");
+  case OpKind::GridDependency:
+    return W.line(Op.getStringAttr("action") == "wait"
+                      ? "tilec::gridDependencyWait();"
+                      : "tilec::launchDependentGrids();");
   case OpKind::ScheduleAfter:
     return W.line(
         fmt::format("tilec::scheduleAfter({});", E.get(Op.getOperand(0)).Text));

@@ -272,6 +272,8 @@ void planCaptures(const FuncPlan &Plan, KernelPlan &K) {
     if (&Op == K.Op)
       return;
     K.Cooperative |= isGridBarrier(Op);
+    K.DependentLaunch |=
+        Op.is(OpKind::GridDependency) && Op.getStringAttr("action") == "wait";
     recordAccess(K, Op);
     for (const Value *V : Op.getOperands())
       if (!definedInside(*K.Op, V))

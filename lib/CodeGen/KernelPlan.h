@@ -74,6 +74,9 @@ struct KernelPlan {
   /// The kernel has a grid barrier (T.sync_grid): it is launched
   /// cooperatively, with every block resident at once.
   bool Cooperative = false;
+  /// The kernel starts with a grid_dependency wait (dependent-launch): it
+  /// is launched with programmatic stream serialization.
+  bool DependentLaunch = false;
 
   int64_t numThreads() const { return Threads[0] * Threads[1] * Threads[2]; }
 };

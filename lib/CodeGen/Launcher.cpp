@@ -139,6 +139,8 @@ private:
   void emitGridChecks(const KernelPlan &K);
   void emitLaunch(const KernelPlan &K);
   void emitCooperativeLaunch(const KernelPlan &K);
+  void emitDependentLaunch(const KernelPlan &K,
+                           const std::vector<std::string> &Params);
   void emitResidencyCheck(const KernelPlan &K);
   void emitSharedMemoryLimit(const KernelPlan &K);
   std::vector<std::string> emitTensorMaps(const KernelPlan &K);
@@ -406,12 +408,47 @@ void LauncherEmitter::emitLaunch(const KernelPlan &K) {
     Params.push_back(Map);
   if (K.SharedBytes > 48 * 1024)
     emitSharedMemoryLimit(K);
+  if (K.DependentLaunch) {
+    emitDependentLaunch(K, Params);
+    return W.close();
+  }
   W.line(fmt::format("{}<<<dim3({}), dim3({}, {}, {}), {}, stream>>>({});",
                      K.Entry, fmt::join(Grid, ", "), K.Threads[0], K.Threads[1],
                      K.Threads[2], K.SharedBytes, fmt::join(Params, ", ")));
   W.line(fmt::format("if ({}() != {})", D.GetLastError, D.Success));
   W.line("  " + fail("TILEC_ERROR_LAUNCH_FAILED"));
   W.close();
+}
+
+/// cudaLaunchKernelEx with programmatic stream serialization: the kernel
+/// may be scheduled before the stream's previous kernel has finished (once
+/// that one's blocks have all run griddepcontrol.launch_dependents); its
+/// grid_dependency wait, first in its body, orders it after that kernel.
+/// The launch API exists on CUDA only (dependent-launch runs for sm_90).
+void LauncherEmitter::emitDependentLaunch(
+    const KernelPlan &K, const std::vector<std::string> &Params) {
+  NameTable Local = Names;
+  std::string Config = Local.get("config");
+  std::string Attr = Local.get("attr");
+  W.line(fmt::format("cudaLaunchConfig_t {} = {{}};", Config));
+  W.line(fmt::format("{}.gridDim = dim3({});", Config,
+                     fmt::join(Grids[K.Op], ", ")));
+  W.line(fmt::format("{}.blockDim = dim3({}, {}, {});", Config, K.Threads[0],
+                     K.Threads[1], K.Threads[2]));
+  W.line(fmt::format("{}.dynamicSmemBytes = {};", Config, K.SharedBytes));
+  W.line(fmt::format("{}.stream = stream;", Config));
+  W.line(fmt::format("cudaLaunchAttribute {};", Attr));
+  W.line(fmt::format(
+      "{}.id = cudaLaunchAttributeProgrammaticStreamSerialization;", Attr));
+  W.line(
+      fmt::format("{}.val.programmaticStreamSerializationAllowed = 1;", Attr));
+  W.line(fmt::format("{}.attrs = &{};", Config, Attr));
+  W.line(fmt::format("{}.numAttrs = 1;", Config));
+  std::vector<std::string> Args = {"&" + Config, K.Entry};
+  Args.insert(Args.end(), Params.begin(), Params.end());
+  W.line(fmt::format("if (cudaLaunchKernelEx({}) != cudaSuccess)",
+                     fmt::join(Args, ", ")));
+  W.line("  " + fail("TILEC_ERROR_LAUNCH_FAILED"));
 }
 
 } // namespace

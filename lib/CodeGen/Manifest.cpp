@@ -57,6 +57,8 @@ Json launchJson(const KernelPlan &K, const std::vector<std::string> &Grid) {
   L["shared_memory_bytes"] = K.SharedBytes;
   if (K.Cooperative)
     L["cooperative"] = true;
+  if (K.DependentLaunch)
+    L["dependent_launch"] = true;
   return L;
 }
 

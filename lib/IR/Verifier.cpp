@@ -332,6 +332,8 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkTmaLoad(Op);
   case OpKind::SetMaxNReg:
     return checkSetMaxNReg(Op);
+  case OpKind::GridDependency:
+    return checkGridDependency(Op);
   case OpKind::ScheduleAfter:
     return checkScheduleAfter(Op);
   default:

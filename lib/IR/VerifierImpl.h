@@ -108,6 +108,7 @@ private:
   bool checkMBarrierUse(const Operation &Op);
   bool checkTmaLoad(const Operation &Op);
   bool checkSetMaxNReg(const Operation &Op);
+  bool checkGridDependency(const Operation &Op);
   bool checkMBarrierBuffer(const Operation &Op, const Value *Buf);
   bool checkAccessIn(const Operation &Op, unsigned G, Scope S,
                      const llvm::Twine &What);

@@ -415,6 +415,23 @@ bool Verifier::checkScheduleAfter(const Operation &Op) {
   return checkInKernel(Op);
 }
 
+/// A kernel with the wait may start before the grids it depends on have
+/// finished (the launcher allows it): nothing may run before the wait.
+bool Verifier::checkGridDependency(const Operation &Op) {
+  if (!checkStringChoice(Op, "action", {"wait", "launch_dependents"}, true))
+    return false;
+  const Operation *Parent = Op.getParentOp();
+  if (!Parent || !Parent->is(OpKind::Kernel))
+    return fail(Op, "must be directly in a 'kernel' body");
+  if (Op.getStringAttr("action") != "wait")
+    return true;
+  for (const Operation *Prev = Op.getPrevNode(); Prev;
+       Prev = Prev->getPrevNode())
+    if (!Prev->is(OpKind::GridDependency))
+      return fail(Op, "'wait' must come before every other op of its kernel");
+  return true;
+}
+
 bool Verifier::checkSetMaxNReg(const Operation &Op) {
   int64_t Regs = Op.getIntAttr("regs").value_or(0);
   if (Regs < 24 || Regs > 256 || Regs % 8 != 0 ||

@@ -702,6 +702,9 @@ void Machine::exec(const Operation &Op, Mask &M) {
     return execTmaLoad(Op, M);
   case OpKind::FenceProxyAsync:
     return;
+  case OpKind::GridDependency:
+    // The interpreter runs a func's kernels one after the other.
+    return;
   case OpKind::Shfl:
     return execShfl(Op, M);
   case OpKind::Ldmatrix:

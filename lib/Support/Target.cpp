@@ -11,6 +11,7 @@ Target make(const char *Name, Target::Backend Kind, int Sm, int64_t Smem,
   T.Wgmma = Wgmma;
   T.Tma = Wgmma;
   T.WarpSpecialize = Wgmma;
+  T.DependentLaunch = Kind == Target::Backend::CUDA && Sm >= 90;
   T.NumSMs = NumSMs;
   T.Name = Name;
   T.Kind = Kind;

@@ -17,6 +17,7 @@
 #include "GemmLayout.h"
 #include "HeavyBlocksFirst.h"
 #include "Hopper/DeferWgmmaWaits.h"
+#include "Hopper/DependentLaunch.h"
 #include "Hopper/InsertProxyFences.h"
 #include "Hopper/LowerTma.h"
 #include "Hopper/LowerWgmma.h"
@@ -82,6 +83,7 @@ void tilec::registerAllPasses() {
   registerPass("defer-wgmma-waits", createDeferWgmmaWaitsPass);
   registerPass("pingpong-warpgroups", createPingPongWarpgroupsPass);
   registerPass("insert-proxy-fences", createInsertProxyFencesPass);
+  registerPass("dependent-launch", createDependentLaunchPass);
 }
 
 void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
@@ -202,4 +204,8 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   PM.addPass(createApplySharedLayoutsPass());
   // The swizzled indices replace the logical ones, which die here.
   PM.addPass(createFoldConstantsPass());
+  // sm_90: every kernel waits for the grids before it at its start, so its
+  // launch may overlap their tail (programmatic dependent launch).
+  if (Tgt.DependentLaunch)
+    PM.addPass(createDependentLaunchPass());
 }

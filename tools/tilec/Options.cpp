@@ -122,6 +122,9 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_flag("!--no-warp-specialize", Opts.WarpSpecialize,
                "sm_90: no producer warpgroup for TMA pipelines (the "
                "consumers' first thread issues the loads)");
+  App.add_flag("!--no-dependent-launch", Opts.DependentLaunch,
+               "sm_90: launch kernels in plain stream order, without "
+               "programmatic dependent launch");
   App.add_flag("--pingpong", Opts.PingPong,
                "sm_90: the two consumer warpgroups of an attention loop take "
                "turns to issue their wgmmas (FlashAttention-3's ping-pong)");

@@ -32,6 +32,7 @@ struct DriverOptions {
   bool PingPong = false;
   bool StagingSwizzle = true;
   bool DeferWgmmaWaits = true;
+  bool DependentLaunch = true;
   bool Remarks = false;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;

@@ -261,6 +261,7 @@ int runDriver(const DriverOptions &Opts) {
   Tgt->PingPong = Tgt->WarpSpecialize && Opts.PingPong;
   Tgt->StagingSwizzle = Opts.StagingSwizzle;
   Tgt->DeferWgmmaWaits = Tgt->Wgmma && Opts.DeferWgmmaWaits;
+  Tgt->DependentLaunch = Tgt->DependentLaunch && Opts.DependentLaunch;
   Diags.setShowRemarks(Opts.Remarks);
   if (Opts.NumSMs)
     Tgt->NumSMs = Opts.NumSMs;

@@ -72,6 +72,11 @@ struct Target {
   /// independent gemms in between are issued while it runs
   /// (defer-wgmma-waits); off: --no-defer-wgmma-waits.
   bool DeferWgmmaWaits = false;
+  /// Kernels are launched with programmatic stream serialization and
+  /// wait for the grids before them at their start (dependent-launch; sm_90;
+  /// off: --no-dependent-launch), so that a kernel's launch and block
+  /// scheduling overlap the tail of the one before it.
+  bool DependentLaunch = false;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};
