@@ -427,7 +427,7 @@ void Machine::execCpAsync(const Operation &Op, const Mask &M) {
     if (!M[T])
       continue;
     ElemRef D = elem(Op, 0, T);
-    int64_t N = *Op.getIntAttr("bytes") / storageBytes(D.Buf->Elem);
+    int64_t N = *Op.getIntAttr("bytes") * 8 / memoryBits(D.Buf->Elem);
     bool Pred =
         Op.getNumGroups() < 3 || get(Op.getOperand(Op.getGroupStart(2)), T);
     for (int64_t L = 0; L < N; ++L) {
