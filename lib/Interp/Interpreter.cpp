@@ -800,8 +800,14 @@ void Machine::runHost(const Operation &Func, llvm::ArrayRef<int64_t> Symbols,
     SymbolValues[Names[I]] = Symbols[I];
     Vals[Body.getArgument(I)] = {fromInt(Symbols[I])};
   }
-  for (size_t I = 0; I < Params.size(); ++I)
-    Bufs[Body.getArgument(Names.size() + I)] = Params[I];
+  // A scalar parameter (a T.float32 argument, say) is one uniform value.
+  for (size_t I = 0; I < Params.size(); ++I) {
+    const Value *Arg = Body.getArgument(Names.size() + I);
+    if (Arg->getType().isScalar())
+      Vals[Arg] = {Params[I]->Data[0]};
+    else
+      Bufs[Arg] = Params[I];
+  }
   NumThreads = 1;
   Mask M(1, 1);
   ExitState.assign(1, 0);
