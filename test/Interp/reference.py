@@ -58,6 +58,13 @@ def gemm_nt(p):
     return {"C": matmul(p["A"], p["B"], m, n, k, trans_b=True)}
 
 
+def gemm_tn(p):
+    m = 128
+    k = len(p["A"]) // m
+    n = len(p["C"]) // m
+    return {"C": matmul(p["A"], p["B"], m, n, k, trans_a=True)}
+
+
 def gemm_tt(p):
     m = 128
     k = len(p["A"]) // m
@@ -345,6 +352,9 @@ REFERENCES = {
     "gemm_rs": gemm,
     "gemm_transpose": gemm,
     "gemm_transpose@k_pack_tt": gemm_tt,
+    "gemm_transpose@tn_fullrow": gemm_tn,
+    "gemm_transpose@nt_fullcol": gemm_nt,
+    "gemm_rs@rr_nt": gemm_nt,
     "gemm_transpose@k_pack_nt": gemm_nt,
     "splitk_gemm": gemm,
     "gemm_int8": gemm_nt,
