@@ -168,6 +168,24 @@ _attn_tile(128, 64, 2, 256)
 _attn_tile(128, 64, 4, 256)
 _attn_tile(128, 128, 1, 256)
 
+# Tile configurations for reduce, named red:blockMxblockN/threads (family
+# "red"). The example's 64x128/t128 gives 8192x8192 only 128 blocks (64 for
+# dim=0): too few bytes in flight per SM for a streaming kernel. The others
+# give 256-1024 blocks; with 16-byte fp16 loads (8 elements per thread and
+# run), rows of at most 256 elements stay within one warp for dim=1.
+def _reduce_tile(block_m, block_n, threads):
+    name = f"red:{block_m}x{block_n}/t{threads}"
+    TILES[name] = dict(block_M=block_m, block_N=block_n, threads=threads)
+    TILE_FAMILY[name] = "red"
+    return name
+
+
+REDUCE_ROW_TILES = (_reduce_tile(64, 128, 128), _reduce_tile(16, 256, 128),
+                    _reduce_tile(32, 256, 256), _reduce_tile(16, 512, 128))
+REDUCE_COL_TILES = (_reduce_tile(64, 128, 128), _reduce_tile(256, 32, 256),
+                    _reduce_tile(128, 64, 256), _reduce_tile(64, 64, 128))
+
+
 # Operand layouts of gemm_transpose: (name, trans_A, trans_B).
 LAYOUTS = [("NN", False, False), ("NT", False, True), ("TN", True, False),
            ("TT", True, True)]
@@ -426,11 +444,12 @@ CONFIGS: Dict[str, List[Build]] = {
     ],
     "reduce": [
         B("1024x1024 sum dim1", tags=["check"]),
-        B("8192x8192 sum dim1", M=8192, N=8192),
-        B("8192x8192 max dim1", M=8192, N=8192, op="max"),
-        B("8192x8192 min dim0", M=8192, N=8192, op="min", dim=0),
-        B("8192x8192 absmax dim1", M=8192, N=8192, op="absmax"),
-        B("8192x8192 abssum dim0", M=8192, N=8192, op="abssum", dim=0),
+        B("8192x8192 sum dim1", M=8192, N=8192, tiles=REDUCE_ROW_TILES),
+        B("8192x8192 max dim1", M=8192, N=8192, op="max", tiles=REDUCE_ROW_TILES),
+        B("8192x8192 min dim0", M=8192, N=8192, op="min", dim=0, tiles=REDUCE_COL_TILES),
+        B("8192x8192 absmax dim1", M=8192, N=8192, op="absmax", tiles=REDUCE_ROW_TILES),
+        B("8192x8192 abssum dim0", M=8192, N=8192, op="abssum", dim=0,
+          tiles=REDUCE_COL_TILES),
         B("1000x1000 sum dim1", M=1000, N=1000, tags=["ragged"]),
     ],
     "rmsnorm": [

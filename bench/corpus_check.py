@@ -28,10 +28,10 @@ gives. Cases of one file with the same -D values share one build. --work
 keeps the builds; --build-only stops after them (on a machine without a
 GPU) and --reuse runs them later.
 
---sanitize runs the cases again, small, in one child process per named
-tool under compute-sanitizer, and records whether the tool reported
-anything; the children reuse the parent's builds (--work) when the parent
-ran --small too. The table is printed last; results.json goes to --out.
+--sanitize runs the cases again, small, in one child process per case and
+named tool under compute-sanitizer, with only the case's kernels
+instrumented, and records whether the tool reported anything; the children
+reuse the parent's builds (--work) when the parent ran --small too. The table is printed last; results.json goes to --out.
 """
 
 import argparse
@@ -43,6 +43,7 @@ import importlib.util
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,6 +58,7 @@ sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "scripts")]
 from corpus import call_site_defines  # noqa: E402
 from run import (Buffer, compare, gencode_for, launcher_params, poison,  # noqa: E402
                  scalar_arg, sentinel_of, shape_of)
+from sanitize import SANITIZER_ERROR, kernel_filter, kernel_prefix, summary_of  # noqa: E402
 
 STUBBED = ("tilelang", "tvm", "bitblas", "fla", "flash_attn", "iket")
 
@@ -718,21 +720,40 @@ def time_launcher(launch, reps=20):
     return sorted(times)[len(times) // 2]
 
 
-def sanitize(names, args, tool, work):
-    """One child under the tool runs every case in names, small."""
-    cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "97",
-           sys.executable, __file__, str(args.checkout), "--only", ",".join(names), "--small",
-           "--tilec", args.tilec, "--target", args.target, "--work", str(work), "--child"]
+def sanitize(case, args, tool, work, built, ctx):
+    """One child under the tool runs CASE, small, with only the kernels of
+    its build instrumented (torch's reference kernels would take most of
+    the tool's time otherwise)."""
+    cmd = [ctx["binary"], "--tool", tool, "--error-exitcode", str(SANITIZER_ERROR)]
+    prefix = kernel_prefix(built[1])
+    if ctx["filter"] and prefix:
+        cmd += [ctx["filter"], f"kns={prefix}"]
+    cmd += [sys.executable, __file__, str(args.checkout), "--only", case, "--small",
+            "--tilec", args.tilec, "--target", args.target, "--work", str(work), "--child"]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.sanitize_timeout)
     except subprocess.TimeoutExpired:
         return {"tool": tool, "ok": None, "note": "timed out"}
-    lines = (r.stdout + r.stderr).splitlines()
-    summary = next((l for l in lines if "SUMMARY" in l), "")
     # --error-exitcode: 97 means the tool reported something; 1 means the
     # case's own check failed under the tool (reported by the main run).
-    return {"tool": tool, "ok": r.returncode != 97 and "SUMMARY" in summary, "rc": r.returncode,
-            "summary": summary.replace("=========", "").strip()}
+    summary = summary_of(r.stdout + r.stderr)
+    return {"tool": tool, "ok": r.returncode != SANITIZER_ERROR and bool(summary),
+            "rc": r.returncode, "summary": summary}
+
+
+def sanitize_rows(rows, builds, args, work):
+    """Adds a "sanitizer" list to every built row: each case under each tool,
+    several children at once (the tools are mostly host-bound)."""
+    binary = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    ctx = {"binary": binary, "filter": kernel_filter(binary)}
+    todo = [(r, b) for r, (b, _) in zip(rows, builds) if r["status"] != "BUILD"]
+    tools = args.sanitize.split(",")
+    with ThreadPoolExecutor(max(1, min(8, os.cpu_count() or 1))) as ex:
+        verdicts = list(ex.map(lambda job: sanitize(job[0][0]["case"], args, job[1], work,
+                                                    job[0][1], ctx),
+                               [(rb, t) for rb in todo for t in tools]))
+    for i, (row, _) in enumerate(todo):
+        row["sanitizer"] = verdicts[i * len(tools):(i + 1) * len(tools)]
 
 
 def main():
@@ -790,12 +811,8 @@ def main():
             rows.append(row)
             print(f"{case.name}: {row['status']} {row.get('max_rel_err', row.get('error', ''))}",
                   flush=True)
-        built = [r["case"] for r in rows if r["status"] != "BUILD"]
-        if args.sanitize and not args.child and built:
-            results = [sanitize(built, args, t, work) for t in args.sanitize.split(",")]
-            for r in rows:
-                if r["case"] in built:
-                    r["sanitizer"] = results
+        if args.sanitize and not args.child:
+            sanitize_rows(rows, builds, args, work)
     if args.child:
         sys.exit(0 if all(r["status"] == "PASS" for r in rows) else 1)
     Path(args.out).mkdir(parents=True, exist_ok=True)

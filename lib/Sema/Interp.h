@@ -8,8 +8,10 @@
 //
 // The implementation is split by responsibility:
 //   Evaluator.cpp   expressions, names, calls of Python functions
+//   Conversions.cpp demands for compile-time ints, dtypes, shapes, buffers
 //   HostExprs.cpp   f-strings, comprehensions, sets, :=, dict displays
 //   Statements.cpp  statements, host and runtime control flow
+//   Definitions.cpp def (decorators), class, try, del, import statements
 //   Arith.cpp       operators: folding, runtime promotion, affine forms
 //   Builtins.cpp    the builtin table, argument binder, namespaces
 //   PyBuiltins.cpp  len/min/range/..., methods of lists, dicts, strings
@@ -430,6 +432,16 @@ std::string symbolicInfix(const Value &L, llvm::StringRef Op, const Value &R,
 void symbolsIn(const Value &V, std::vector<const SymbolObj *> &Out);
 /// The source text of a range, for messages: `A_shared`, `T.copy`.
 std::string exprText(llvm::SMRange R);
+
+// Statements that bind names (Definitions.cpp), run by Interp::exec.
+Flow execFunctionDef(Interp &I, const ast::FunctionDefStmt *D);
+Flow execClassDef(Interp &I, const ast::ClassDefStmt *C);
+Flow execTry(Interp &I, const ast::TryStmt *S);
+Flow execScopeDecl(Interp &I, const ast::ScopeDeclStmt *S);
+Flow execDelete(Interp &I, const ast::DeleteStmt *S);
+Flow execImport(Interp &I, const ast::ImportStmt *S);
+Flow execImportFrom(Interp &I, const ast::ImportFromStmt *S);
+
 /// `A[i, j] = v`: a store, with an implicit cast to the buffer's dtype
 /// (Statements.cpp).
 void storeRef(Interp &I, BufferRefObj &Ref, const Value &V,

@@ -34,7 +34,8 @@
 //     loop that touches only `local`/`var` buffers, which each thread owns:
 //     it gets a layout replicated on every thread (all run it whole).
 //   V is the widest of 16, 8, 4, 2, 1 elements (at most 16 bytes per
-//   access) such that every global/shared/local access in the loop is
+//   memory access; fragments bound V only in loops without memory
+//   accesses) such that every global/shared/local access in the loop is
 //   contiguous along the last loop variable with unit stride and starts at
 //   a multiple of V (static strides divisible by V; a symbolic stride adds
 //   `S % n == 0` to the func's `assumes`, checked by the launcher), the

@@ -163,14 +163,18 @@ std::pair<int64_t, std::vector<std::string>> strideOf(const Type &T,
 }
 
 /// Whether access A can move V consecutive elements along the last loop
-/// variable in one aligned access; adds the assumptions it needs.
+/// variable in one aligned access; adds the assumptions it needs. With
+/// MemoryBound, a fragment access takes any V: registers have no access
+/// width, so a loop that loads 16 bytes of fp16 into a float fragment moves
+/// 8 elements per run, not the 4 of a 16-byte float access.
 bool allows(const Operation &Loop, const BufferAccess &A, int64_t V,
-            std::set<std::string> &Assumes) {
+            bool MemoryBound, std::set<std::string> &Assumes) {
   const Type &T = A.Buffer->getType();
-  if (V * memoryBits(T.getDType()) > 128)
-    return false;
+  bool TooWide = V * memoryBits(T.getDType()) > 128;
   if (T.getScope() == Scope::Fragment)
-    return true;
+    return MemoryBound || !TooWide;
+  if (TooWide)
+    return false;
   unsigned Last = extentsOf(Loop).size() - 1, Rank = T.rank();
   std::vector<Affine> Idx;
   for (Value *I : A.indices())
@@ -214,13 +218,16 @@ int64_t tilec::chooseVectorWidth(Operation &Loop,
   bool Packed = llvm::any_of(Accesses, [](const BufferAccess &A) {
     return bitWidth(A.Buffer->getType().getDType()) == 4;
   });
+  bool MemoryBound = llvm::any_of(Accesses, [](const BufferAccess &A) {
+    return A.Buffer->getType().getScope() != Scope::Fragment;
+  });
   for (int64_t V : {32, 16, 8, 4, 2}) {
     if (V > MaxV || Extents.empty() || Extents.back() % V != 0 ||
         (V == 32 && !Packed))
       continue;
     std::set<std::string> Needed;
     if (llvm::all_of(Accesses, [&](const BufferAccess &A) {
-          return allows(Loop, A, V, Needed);
+          return allows(Loop, A, V, MemoryBound, Needed);
         })) {
       Assumes.insert(Needed.begin(), Needed.end());
       return V;

@@ -69,8 +69,9 @@ AccessKind classifyFragmentAccess(const ir::Operation &Loop,
 std::vector<unsigned> keptVars(llvm::ArrayRef<int> VarPos);
 
 /// The widest V in {32, 16, 8, 4, 2, 1}, at most \p MaxV, that every
-/// access of the loop allows (at most 16 bytes per access, also for
-/// fragments; 32 only when an access is of 4-bit elements), with the
+/// access of the loop allows (at most 16 bytes per memory access; fragment
+/// accesses count only in a loop without memory accesses; 32 only when an
+/// access is of 4-bit elements), with the
 /// assumptions it needs added to \p Assumes.
 int64_t chooseVectorWidth(ir::Operation &Loop, std::set<std::string> &Assumes,
                           int64_t MaxV = 32);
