@@ -102,6 +102,11 @@ Expr ExprEmitter::integerOrFloatBinary(const Operation &Op, const Expr &A,
   case OpKind::Mul:
     return infix(A, "*", B, PrecMultiplicative);
   case OpKind::Div:
+    // Under fast math a float quotient is a reciprocal approximation and a
+    // multiply, as nvcc's --use_fast_math makes it: a row of quotients by
+    // one divisor (attention's O / logsum) shares one reciprocal.
+    if (FastMath && Device && T == DType::Float32)
+      return call("__fdividef", {A, B});
     return infix(A, "/", B, PrecMultiplicative);
   case OpKind::FloorDiv:
     return Plain ? infix(A, "/", B, PrecMultiplicative)

@@ -38,6 +38,7 @@
 #include "ReducerUpdates.h"
 #include "ResolveStaticIf.h"
 #include "ResolveSubviews.h"
+#include "SwizzleStaging.h"
 #include "UnswitchMasks.h"
 #include "VectorizeLoops.h"
 #include "tilec/Transforms/PassManager.h"
@@ -52,6 +53,7 @@ void tilec::registerAllPasses() {
   registerPass("check-target", createCheckTargetPass);
   registerPass("expand-tile-ops", createExpandTileOpsPass);
   registerPass("gemm-layout", createGemmLayoutPass);
+  registerPass("swizzle-staging", createSwizzleStagingPass);
   registerPass("layout-inference", createLayoutInferencePass);
   registerPass("lower-gemm", createLowerGemmPass);
   registerPass("reducer-updates", createReducerUpdatesPass);
@@ -125,6 +127,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // T.gemm on tensor cores (mma.sync) or CUDA cores: its operands' register
   // layouts are pinned before inference so that the other loops adapt.
   PM.addPass(createGemmLayoutPass());
+  // Epilogue tiles the accumulators are copied into: swizzled against the
+  // 8-way bank conflict of the fragment's stores.
+  if (Tgt.StagingSwizzle)
+    PM.addPass(createSwizzleStagingPass());
   PM.addPass(createLayoutInferencePass());
   PM.addPass(createLowerGemmPass());
   // T.alloc_reducer buffers: their accesses are checked and each update

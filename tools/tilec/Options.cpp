@@ -125,6 +125,9 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_flag("--pingpong", Opts.PingPong,
                "sm_90: the two consumer warpgroups of an attention loop take "
                "turns to issue their wgmmas (FlashAttention-3's ping-pong)");
+  App.add_flag("!--no-staging-swizzle", Opts.StagingSwizzle,
+               "Keep the plain row-major layout of the shared tiles a "
+               "tensor-core accumulator is copied into (no swizzle-staging)");
   App.add_flag("--remarks", Opts.Remarks,
                "Print remarks: what the compiler chose and why (e.g. a "
                "T.gemm that cannot use wgmma)");

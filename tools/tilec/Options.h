@@ -30,6 +30,7 @@ struct DriverOptions {
   bool Tma = true;
   bool WarpSpecialize = true;
   bool PingPong = false;
+  bool StagingSwizzle = true;
   bool Remarks = false;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;

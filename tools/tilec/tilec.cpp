@@ -259,6 +259,7 @@ int runDriver(const DriverOptions &Opts) {
   Tgt->Tma = Tgt->Tma && Tgt->Wgmma && Opts.Tma;
   Tgt->WarpSpecialize = Tgt->WarpSpecialize && Tgt->Tma && Opts.WarpSpecialize;
   Tgt->PingPong = Tgt->WarpSpecialize && Opts.PingPong;
+  Tgt->StagingSwizzle = Opts.StagingSwizzle;
   Diags.setShowRemarks(Opts.Remarks);
   if (Opts.NumSMs)
     Tgt->NumSMs = Opts.NumSMs;

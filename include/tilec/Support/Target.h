@@ -65,6 +65,9 @@ struct Target {
   /// forced alternation cost 1.6-7.2% on five of six shapes on the H200
   /// (bench/results/2026-11-26-h200-attnfwd2-ab.txt).
   bool PingPong = false;
+  /// The shared tiles a tensor-core accumulator is copied into get the XOR
+  /// swizzle (swizzle-staging); off: --no-staging-swizzle.
+  bool StagingSwizzle = true;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};
