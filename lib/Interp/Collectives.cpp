@@ -52,11 +52,12 @@ void Machine::execLdmatrix(const Operation &Op, const Mask &M) {
   int64_t Count = *Op.getIntAttr("count");
   bool Trans = Op.getBoolAttr("trans").value_or(false);
   Buffer &Src = buffer(Op, Op.getOperand(Op.getGroupStart(1)));
-  int64_t Bytes = storageBytes(Src.Elem);
-  if (Trans && Bytes != 2)
+  // 4-bit elements are packed two per byte: a row of 16 bytes holds 32.
+  int64_t Bits = memoryBits(Src.Elem);
+  if (Trans && Bits != 16)
     fail(Op, "ldmatrix.trans of " + std::string(irName(Src.Elem)) +
                  " data is not supported by the interpreter");
-  int64_t RowElems = 16 / Bytes, PerReg = 4 / Bytes;
+  int64_t RowElems = 128 / Bits, PerReg = 32 / Bits;
   for (int64_t Base = 0; Base < NumThreads; Base += 32) {
     if (!M[Base])
       continue;
@@ -126,6 +127,23 @@ std::optional<MatrixInstr> mmaInstr(llvm::StringRef Shape) {
         },
         [](int64_t L, int64_t I) {
           return std::make_pair(4 * (L % 4) + I % 4 + 16 * (I / 4), L / 4);
+        },
+        C};
+  // s4/u4: eight 4-bit elements per 32-bit register.
+  if (Shape == "m16n8k64")
+    return MatrixInstr{
+        16,
+        8,
+        64,
+        32,
+        16,
+        4,
+        [](int64_t L, int64_t I) {
+          return std::make_pair(L / 4 + 8 * ((I / 8) % 2),
+                                8 * (L % 4) + I % 8 + 32 * (I / 16));
+        },
+        [](int64_t L, int64_t I) {
+          return std::make_pair(8 * (L % 4) + I % 8 + 32 * (I / 8), L / 4);
         },
         C};
   if (Shape == "m16n8k8")

@@ -74,6 +74,8 @@ ElemRef Machine::elem(const Operation &Op, unsigned G, int64_t T,
          "out-of-bounds access of '" + B.Name + "': element " +
              std::to_string(Flat) + " of " + std::to_string(B.NumElems),
          T);
+  if (B.Alias)
+    return {B.Alias, Flat};
   if (B.PerThread)
     Flat += T * B.NumElems;
   return {&B, Flat};
@@ -353,6 +355,45 @@ void Machine::execAlloc(const Operation &Op) {
   Bufs[R] = B;
 }
 
+/// A view reads its source's elements row-major in its own shape: a
+/// global one aliases the pointer, a shared one starts at the source's
+/// first byte (docs/ir.md). Only views that keep the element type are
+/// modelled: the interpreter holds elements, not bytes.
+void Machine::execView(const Operation &Op) {
+  const Value *R = Op.getResult();
+  if (Bufs.count(R))
+    return;
+  const Value *Src = Op.getOperand(0);
+  if (!Src->getType().isBuffer())
+    fail(Op, "a view of an address (T.make_tensor) is not supported by the "
+             "interpreter");
+  Buffer &S = buffer(Op, Src);
+  Buffer *Root = S.Alias ? S.Alias : &S;
+  if (R->getType().getDType() != Root->Elem)
+    fail(Op, "a view of '" + Root->Name + "' (" +
+                 std::string(irName(Root->Elem)) + ") as " +
+                 std::string(irName(R->getType().getDType())) +
+                 " is not supported by the interpreter, which holds "
+                 "elements, not bytes");
+  auto B = std::make_unique<Buffer>();
+  B->Name = R->getNameHint().str();
+  B->Elem = Root->Elem;
+  B->Scope = Root->Scope;
+  B->NumElems = 1;
+  for (const Dim &D : R->getType().getDims()) {
+    B->Shape.push_back(D.isStatic() ? D.getValue()
+                                    : SymbolValues.at(D.getSymbol().str()));
+    B->NumElems *= B->Shape.back();
+  }
+  if (B->NumElems > Root->NumElems)
+    fail(Op, "a view of " + std::to_string(B->NumElems) + " elements of '" +
+                 Root->Name + "', which has " + std::to_string(Root->NumElems));
+  B->SharedOffset = Root->SharedOffset;
+  B->Alias = Root;
+  Owned.push_back(std::move(B));
+  Bufs[R] = Owned.back().get();
+}
+
 void Machine::execLoadStore(const Operation &Op, const Mask &M) {
   bool IsLoad = Op.is(OpKind::Load);
   std::vector<uint64_t> *Out = IsLoad ? &def(Op.getResult()) : nullptr;
@@ -427,7 +468,7 @@ void Machine::execCpAsync(const Operation &Op, const Mask &M) {
     if (!M[T])
       continue;
     ElemRef D = elem(Op, 0, T);
-    int64_t N = *Op.getIntAttr("bytes") / storageBytes(D.Buf->Elem);
+    int64_t N = *Op.getIntAttr("bytes") * 8 / memoryBits(D.Buf->Elem);
     bool Pred =
         Op.getNumGroups() < 3 || get(Op.getOperand(Op.getGroupStart(2)), T);
     for (int64_t L = 0; L < N; ++L) {
@@ -674,6 +715,8 @@ void Machine::exec(const Operation &Op, Mask &M) {
   switch (Op.getKind()) {
   case OpKind::Alloc:
     return execAlloc(Op);
+  case OpKind::View:
+    return execView(Op);
   case OpKind::Load:
   case OpKind::Store:
     return execLoadStore(Op, M);
@@ -803,8 +846,14 @@ void Machine::runHost(const Operation &Func, llvm::ArrayRef<int64_t> Symbols,
     SymbolValues[Names[I]] = Symbols[I];
     Vals[Body.getArgument(I)] = {fromInt(Symbols[I])};
   }
-  for (size_t I = 0; I < Params.size(); ++I)
-    Bufs[Body.getArgument(Names.size() + I)] = Params[I];
+  // A scalar parameter (a T.float32 argument, say) is one uniform value.
+  for (size_t I = 0; I < Params.size(); ++I) {
+    const Value *Arg = Body.getArgument(Names.size() + I);
+    if (Arg->getType().isScalar())
+      Vals[Arg] = {Params[I]->Data[0]};
+    else
+      Bufs[Arg] = Params[I];
+  }
   NumThreads = 1;
   Mask M(1, 1);
   ExitState.assign(1, 0);
@@ -816,6 +865,10 @@ void Machine::runHost(const Operation &Func, llvm::ArrayRef<int64_t> Symbols,
     if (Op.is(OpKind::Alloc)) {
       Bufs[Op.getResult()] = allocate(Op.getResult()->getType(),
                                       Op.getResult()->getNameHint(), false);
+      continue;
+    }
+    if (Op.is(OpKind::View)) {
+      execView(Op);
       continue;
     }
     // The launcher's checks: a failed one stops before any kernel runs.

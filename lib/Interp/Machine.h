@@ -32,6 +32,9 @@ struct Buffer {
   bool PerThread = false;
   /// Byte address of a shared buffer (its alloc's shared_offset).
   int64_t SharedOffset = 0;
+  /// A view of another buffer of the same element type: its element at
+  /// row-major position P is Alias's element at position P (Data unused).
+  Buffer *Alias = nullptr;
   std::vector<uint64_t> Data;
   /// Shared buffers: the thread that last wrote each element, and the
   /// barrier epoch it wrote in (race detection; -1: nobody yet).
@@ -123,6 +126,7 @@ private:
                     int64_t T) const;
   Buffer *allocate(const ir::Type &Ty, llvm::StringRef Name, bool PerThread);
   void execAlloc(const ir::Operation &Op);
+  void execView(const ir::Operation &Op);
   void execLoadStore(const ir::Operation &Op, const Mask &M);
   void execVCopy(const ir::Operation &Op, const Mask &M);
   void execAtomic(const ir::Operation &Op, const Mask &M);

@@ -23,13 +23,14 @@
 // a copy whose data lands at the cp_async_wait that covers its group;
 // mbarriers with phases and transaction bytes; named barriers (bar.sync,
 // bar.arrive); set_max_nreg as nothing; shuffles of the target's width;
-// atomics in thread order.
+// atomics in thread order; views of the same element type as aliases.
 // Guarantees: an out-of-bounds access, a barrier or collective op reached
 // by part of a block or warp (a deadlock or undefined result on a GPU), an
 // integer division by zero, a read of a shared element that another thread
 // wrote since the last barrier (a race), a deadlock (every unfinished group
 // waits: the error says what each waits for), or an op it cannot run
-// (call_extern, a grid barrier) stops the run with an error at the op,
+// (call_extern, a grid barrier, a view as another element type or of an
+// address) stops the run with an error at the op,
 // naming the block and thread. Shared,
 // local and workspace memory start as NaN (floats) so that reading data nobody
 // wrote shows up in the results.
