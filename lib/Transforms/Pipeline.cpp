@@ -21,6 +21,7 @@
 #include "Hopper/LowerWgmma.h"
 #include "Hopper/OverlapWgmma.h"
 #include "Hopper/OverlapWgmmaPair.h"
+#include "Hopper/PersistentTiles.h"
 #include "Hopper/PingPongWarpgroups.h"
 #include "Hopper/WgmmaLayout.h"
 #include "InferCopyExtents.h"
@@ -77,6 +78,7 @@ void tilec::registerAllPasses() {
   registerPass("overlap-wgmma", createOverlapWgmmaPass);
   registerPass("overlap-wgmma-pair", createOverlapWgmmaPairPass);
   registerPass("pingpong-warpgroups", createPingPongWarpgroupsPass);
+  registerPass("persistent-tiles", createPersistentTilesPass);
   registerPass("insert-proxy-fences", createInsertProxyFencesPass);
 }
 
@@ -172,6 +174,11 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // with the other's.
   if (Hopper && Tgt.PingPong)
     PM.addPass(createPingPongWarpgroupsPass());
+  // Hopper, with --persistent: a warp-specialized kernel runs one block
+  // per SM over its tiles, the TMA ring running on across them, so that
+  // the next tile's loads overlap this one's epilogue.
+  if (Hopper && Tgt.Persistent)
+    PM.addPass(createPersistentTilesPass());
   PM.addPass(createFoldConstantsPass());
   // Shared buffers whose lifetimes do not overlap share bytes; the plan is
   // checked against the target's limit. Before insert-barriers, which

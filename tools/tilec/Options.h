@@ -30,6 +30,8 @@ struct DriverOptions {
   bool Tma = true;
   bool WarpSpecialize = true;
   bool PingPong = false;
+  bool Persistent = false;
+  int PersistentWalk = 0;
   bool Remarks = false;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;

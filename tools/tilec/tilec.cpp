@@ -259,6 +259,8 @@ int runDriver(const DriverOptions &Opts) {
   Tgt->Tma = Tgt->Tma && Tgt->Wgmma && Opts.Tma;
   Tgt->WarpSpecialize = Tgt->WarpSpecialize && Tgt->Tma && Opts.WarpSpecialize;
   Tgt->PingPong = Tgt->WarpSpecialize && Opts.PingPong;
+  Tgt->Persistent = Tgt->WarpSpecialize && Opts.Persistent;
+  Tgt->PersistentWalk = Opts.PersistentWalk;
   Diags.setShowRemarks(Opts.Remarks);
   if (Opts.NumSMs)
     Tgt->NumSMs = Opts.NumSMs;
