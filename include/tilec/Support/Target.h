@@ -67,9 +67,8 @@ struct Target {
   bool PingPong = false;
   /// Warp-specialized TMA kernels run one block per SM (NumSMs) over their
   /// tiles, the producer's ring running on across tiles (persistent-tiles;
-  /// --persistent). Off by default: with its static tile order it cost
-  /// 2-8% on the paper's largest GEMMs on the H200
-  /// (bench/results/2026-11-26-h200-gemm9-persistent.txt).
+  /// --persistent). Off by default: it cost 5-10% on the paper's M6 GEMM
+  /// on the H200 (bench/results/2026-11-26-h200-gemm9-persistent.txt).
   bool Persistent = false;
   /// Persistent blocks walk at most this many tiles each when the grid then
   /// has more than one wave of blocks (0: one wave, min(tiles, NumSMs));

@@ -42,8 +42,10 @@
 //   released by all consumer threads for its previous use, and every stage
 //   the consumers read was filled for their position; the kernel computes
 //   what it did. In the pipeline with --persistent (Target::Persistent;
-//   off by default: the static tile order measured 2-8% slower than one
-//   block per tile on the H200's largest paper GEMMs).
+//   off by default: 5-10% slower than one block per tile on the paper's
+//   M6 GEMM on the H200). Target::PersistentWalk = W > 0 (--persistent-walk)
+//   launches max(P, ceildiv(tiles, W)) blocks instead, each walking at most
+//   W tiles.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TRANSFORMS_HOPPER_PERSISTENTTILES_H
