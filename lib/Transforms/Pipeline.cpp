@@ -23,6 +23,7 @@
 #include "Hopper/LowerWgmma.h"
 #include "Hopper/OverlapWgmma.h"
 #include "Hopper/OverlapWgmmaPair.h"
+#include "Hopper/PersistentTiles.h"
 #include "Hopper/PingPongWarpgroups.h"
 #include "Hopper/WgmmaLayout.h"
 #include "InferCopyExtents.h"
@@ -82,6 +83,7 @@ void tilec::registerAllPasses() {
   registerPass("overlap-wgmma-pair", createOverlapWgmmaPairPass);
   registerPass("defer-wgmma-waits", createDeferWgmmaWaitsPass);
   registerPass("pingpong-warpgroups", createPingPongWarpgroupsPass);
+  registerPass("persistent-tiles", createPersistentTilesPass);
   registerPass("insert-proxy-fences", createInsertProxyFencesPass);
   registerPass("dependent-launch", createDependentLaunchPass);
 }
@@ -182,6 +184,11 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // with the other's.
   if (Hopper && Tgt.PingPong)
     PM.addPass(createPingPongWarpgroupsPass());
+  // Hopper, with --persistent: a warp-specialized kernel runs one block
+  // per SM over its tiles, the TMA ring running on across them, so that
+  // the next tile's loads overlap this one's epilogue.
+  if (Hopper && Tgt.Persistent)
+    PM.addPass(createPersistentTilesPass());
   // Hopper: each remaining gemm's wait moves down to the first use of its
   // results; the independent gemms in between are issued meanwhile.
   if (Hopper && Tgt.DeferWgmmaWaits)

@@ -125,6 +125,14 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_flag("!--no-dependent-launch", Opts.DependentLaunch,
                "sm_90: launch kernels in plain stream order, without "
                "programmatic dependent launch");
+  App.add_flag("--persistent", Opts.Persistent,
+               "sm_90: warp-specialized TMA kernels run one block per SM "
+               "over their output tiles, the TMA ring running on across "
+               "tiles (persistent-tiles)");
+  App.add_option("--persistent-walk", Opts.PersistentWalk,
+                 "sm_90 with --persistent: tiles per persistent block at most "
+                 "(more blocks than SMs then; default 0: one wave of blocks)")
+      ->check(CLI::Range(0, 1 << 20));
   App.add_flag("--pingpong", Opts.PingPong,
                "sm_90: the two consumer warpgroups of an attention loop take "
                "turns to issue their wgmmas (FlashAttention-3's ping-pong)");

@@ -33,6 +33,8 @@ struct DriverOptions {
   bool StagingSwizzle = true;
   bool DeferWgmmaWaits = true;
   bool DependentLaunch = true;
+  bool Persistent = false;
+  int PersistentWalk = 0;
   bool Remarks = false;
   EmitKind Emit = EmitKind::CUDA;
   bool EmitGiven = false;

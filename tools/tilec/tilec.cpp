@@ -262,6 +262,8 @@ int runDriver(const DriverOptions &Opts) {
   Tgt->StagingSwizzle = Opts.StagingSwizzle;
   Tgt->DeferWgmmaWaits = Tgt->Wgmma && Opts.DeferWgmmaWaits;
   Tgt->DependentLaunch = Tgt->DependentLaunch && Opts.DependentLaunch;
+  Tgt->Persistent = Tgt->WarpSpecialize && Opts.Persistent;
+  Tgt->PersistentWalk = Opts.PersistentWalk;
   Diags.setShowRemarks(Opts.Remarks);
   if (Opts.NumSMs)
     Tgt->NumSMs = Opts.NumSMs;

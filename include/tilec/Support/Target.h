@@ -77,6 +77,15 @@ struct Target {
   /// off: --no-dependent-launch), so that a kernel's launch and block
   /// scheduling overlap the tail of the one before it.
   bool DependentLaunch = false;
+  /// Warp-specialized TMA kernels run one block per SM (NumSMs) over their
+  /// tiles, the producer's ring running on across tiles (persistent-tiles;
+  /// --persistent). Off by default: it cost 5-10% on the paper's M6 GEMM
+  /// on the H200 (bench/results/2026-11-26-h200-gemm9-persistent.txt).
+  bool Persistent = false;
+  /// Persistent blocks walk at most this many tiles each when the grid then
+  /// has more than one wave of blocks (0: one wave, min(tiles, NumSMs));
+  /// --persistent-walk.
+  int64_t PersistentWalk = 0;
 
   /// Largest grid extent per dimension (x, y, z).
   int64_t MaxGridDims[3] = {2147483647, 65535, 65535};
