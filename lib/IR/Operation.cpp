@@ -336,6 +336,20 @@ void Operation::walk(llvm::function_ref<void(const Operation &)> Fn) const {
       Op.walk(Fn);
 }
 
+std::vector<Operation *>
+Operation::collect(llvm::function_ref<bool(const Operation &)> Pred) {
+  std::vector<Operation *> Ops;
+  walk([&](Operation &Op) {
+    if (Pred(Op))
+      Ops.push_back(&Op);
+  });
+  return Ops;
+}
+
+std::vector<Operation *> Operation::collect(OpKind Kind) {
+  return collect([Kind](const Operation &Op) { return Op.is(Kind); });
+}
+
 std::unique_ptr<Operation> Operation::clone(ValueMap &Map) const {
   std::vector<Value *> NewOperands;
   for (Value *V : Operands) {

@@ -1019,11 +1019,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Kernels;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Kernel))
-        Kernels.push_back(&Op);
-    });
+    std::vector<Operation *> Kernels = Module.collect(OpKind::Kernel);
     bool OK = true;
     for (Operation *Kernel : Kernels)
       if (usesSharedMemory(*Kernel))

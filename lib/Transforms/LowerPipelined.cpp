@@ -906,11 +906,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Loops;
-    Module.walk([&](Operation &Op) {
-      if (isPipelined(Op))
-        Loops.push_back(&Op);
-    });
+    std::vector<Operation *> Loops = Module.collect(isPipelined);
     // Inner loops first: an outer loop then sees them as ordinary code.
     bool OK = true;
     for (auto It = Loops.rbegin(); It != Loops.rend(); ++It)

@@ -171,6 +171,11 @@ public:
   /// callback may not erase the op it is given (collect first, then erase).
   void walk(llvm::function_ref<void(Operation &)> Fn);
   void walk(llvm::function_ref<void(const Operation &)> Fn) const;
+  /// The ops of walk's order that satisfy Pred (or are of Kind), listed
+  /// first so that the caller may change the IR while it visits them.
+  std::vector<Operation *>
+  collect(llvm::function_ref<bool(const Operation &)> Pred);
+  std::vector<Operation *> collect(OpKind Kind);
 
   /// Deep copy. Operands found in Map are remapped, others are kept; the
   /// new results and block arguments are recorded in Map.

@@ -8,9 +8,9 @@ using namespace tilec::ir;
 
 namespace {
 
-bool hasGridBarrier(Operation &Kernel) {
+bool hasGridBarrier(const Operation &Kernel) {
   bool Found = false;
-  Kernel.walk([&](Operation &Op) {
+  Kernel.walk([&](const Operation &Op) {
     Found |= Op.is(OpKind::Barrier) && Op.getStringAttr("scope") == "grid";
   });
   return Found;
@@ -25,10 +25,8 @@ public:
   }
 
   bool run(Operation &Module, PassContext &) override {
-    std::vector<Operation *> Kernels;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Kernel) && !hasGridBarrier(Op))
-        Kernels.push_back(&Op);
+    std::vector<Operation *> Kernels = Module.collect([](const Operation &Op) {
+      return Op.is(OpKind::Kernel) && !hasGridBarrier(Op);
     });
     for (Operation *Kernel : Kernels) {
       Builder B(Kernel->getBody());

@@ -136,11 +136,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &) override {
-    std::vector<Operation *> Kernels;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Kernel))
-        Kernels.push_back(&Op);
-    });
+    std::vector<Operation *> Kernels = Module.collect(OpKind::Kernel);
     for (Operation *Kernel : Kernels)
       KernelProxyFences{*Kernel};
     return true;

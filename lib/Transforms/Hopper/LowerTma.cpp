@@ -397,14 +397,12 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Loops;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::For) &&
-          Op.getStringAttr("kind") == llvm::StringRef("pipelined") &&
-          Op.getIntAttr("num_stages").value_or(0) >= 1)
-        Loops.push_back(&Op);
-    });
-    for (Operation *Loop : Loops)
+    auto IsPipelined = [](const Operation &Op) {
+      return Op.is(OpKind::For) &&
+             Op.getStringAttr("kind") == llvm::StringRef("pipelined") &&
+             Op.getIntAttr("num_stages").value_or(0) >= 1;
+    };
+    for (Operation *Loop : Module.collect(IsPipelined))
       lowerLoop(*Loop, Ctx);
     return true;
   }

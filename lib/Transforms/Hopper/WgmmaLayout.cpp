@@ -375,11 +375,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Kernels;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Kernel))
-        Kernels.push_back(&Op);
-    });
+    std::vector<Operation *> Kernels = Module.collect(OpKind::Kernel);
     for (Operation *Kernel : Kernels)
       KernelWgmmaLayout(*Kernel, Ctx.Tgt, Ctx.Diags).run();
     return true;
