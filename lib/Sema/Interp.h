@@ -18,7 +18,8 @@
 //   TBuiltins.cpp   T.* scalars, math, dtypes, types, symbols
 //   KernelGen.cpp   prim_func -> func, T.Kernel, allocations
 //   Loops.cpp       T.Parallel, T.Pipelined, T.Persistent, serial loops
-//   TileOps.cpp     copy, fill, gemm, reduce, cumsum, atomics, layouts
+//   TileOps.cpp     copy, fill, gemm, reduce, cumsum, atomics
+//   LayoutOps.cpp   annotate_layout, use_swizzle, kernel hints, views
 //   SyncOps.cpp     mbarriers, named and grid barriers, T.ws roles
 //   RandomOps.cpp   T.rng_init, T.rng_rand, T.rng_rand_float (Philox)
 //   Module.cpp      module level, kernel discovery, buildModule
