@@ -1,8 +1,9 @@
 //===- VerifierImpl.h - The verifier's shared parts -------------*- C++ -*-===//
 //
 // Private to lib/IR: Verifier.cpp holds the walk and the checks of the
-// tile-level ops, VerifyLowLevel.cpp those of the ops that only lowering
-// creates (barrier, shfl, vcopy, cp_async, ldmatrix, mma).
+// structural and scalar ops, VerifyTileOps.cpp those of the tile operators
+// (copy, gemm, reduce, atomics, ...), VerifyLowLevel.cpp those of the ops
+// that only lowering creates (barrier, shfl, vcopy, cp_async, ldmatrix, mma).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_LIB_IR_VERIFIERIMPL_H
