@@ -335,6 +335,7 @@ def custom_layout(p):
 
 REFERENCES = {
     "flash_attention": flash_attention,
+    "flash_attention_schedule": flash_attention,
     "flashmla_decode": flashmla_decode,
     "flashmla_decode_pipelined": flashmla_decode_pipelined,
     "cumsum": cumsum,
