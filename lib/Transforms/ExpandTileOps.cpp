@@ -292,10 +292,8 @@ public:
   }
 
   bool run(Operation &Module, PassContext &Ctx) override {
-    std::vector<Operation *> Work;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Copy) || Op.is(OpKind::Fill) || isRegionAtomic(Op))
-        Work.push_back(&Op);
+    std::vector<Operation *> Work = Module.collect([](const Operation &Op) {
+      return Op.is(OpKind::Copy) || Op.is(OpKind::Fill) || isRegionAtomic(Op);
     });
     bool OK = true;
     for (Operation *Op : Work) {

@@ -61,20 +61,12 @@ bool hasAsyncCopy(Operation &Root) {
 /// every bounds-guarded copy loop that predicated cp.async can do exactly
 /// becomes predicated cp_asyncs (Root itself may be replaced).
 void makeAsync(Operation &Root) {
-  std::vector<Operation *> Guarded;
-  Root.walk([&](Operation &Op) {
-    if (predicatedCopyBytes(Op))
-      Guarded.push_back(&Op);
-  });
+  std::vector<Operation *> Guarded = Root.collect(predicatedCopyBytes);
   for (Operation *Loop : Guarded)
     makePredicatedCopy(*Loop);
   if (llvm::is_contained(Guarded, &Root))
     return;
-  std::vector<Operation *> Copies;
-  Root.walk([&](Operation &Op) {
-    if (asyncBytes(Op))
-      Copies.push_back(&Op);
-  });
+  std::vector<Operation *> Copies = Root.collect(asyncBytes);
   for (Operation *Copy : Copies) {
     Builder B;
     B.setInsertionPoint(Copy);

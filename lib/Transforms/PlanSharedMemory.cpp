@@ -387,11 +387,7 @@ public:
 std::vector<SharedLiveRange>
 tilec::sharedLiveRanges(Operation &Kernel,
                         llvm::function_ref<int64_t(const Value *)> BytesOf) {
-  std::vector<Operation *> Allocs;
-  Kernel.walk([&](Operation &Op) {
-    if (isSharedAlloc(Op))
-      Allocs.push_back(&Op);
-  });
+  std::vector<Operation *> Allocs = Kernel.collect(isSharedAlloc);
   std::vector<SharedLiveRange> Ranges;
   if (Allocs.empty())
     return Ranges;

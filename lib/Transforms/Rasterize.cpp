@@ -72,11 +72,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &) override {
-    std::vector<Operation *> Swizzles;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::UseSwizzle))
-        Swizzles.push_back(&Op);
-    });
+    std::vector<Operation *> Swizzles = Module.collect(OpKind::UseSwizzle);
     llvm::SmallPtrSet<Operation *, 4> Done;
     for (Operation *Swizzle : Swizzles) {
       Operation *Kernel = Swizzle->getParentOfKind(OpKind::Kernel);

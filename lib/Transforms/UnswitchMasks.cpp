@@ -167,10 +167,8 @@ public:
   }
 
   bool run(Operation &Module, PassContext &) override {
-    std::vector<Operation *> Loops;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Parallel) && Op.getParentOfKind(OpKind::For))
-        Loops.push_back(&Op);
+    std::vector<Operation *> Loops = Module.collect([](const Operation &Op) {
+      return Op.is(OpKind::Parallel) && Op.getParentOfKind(OpKind::For);
     });
     for (Operation *Loop : Loops)
       if (std::optional<MaskSelect> M = findMaskSelect(*Loop))

@@ -468,11 +468,7 @@ public:
 
 private:
   static void runOnFunc(Operation &Func, const Target &Tgt) {
-    std::vector<Operation *> Loops;
-    Func.walk([&](Operation &Op) {
-      if (Op.is(OpKind::For))
-        Loops.push_back(&Op);
-    });
+    std::vector<Operation *> Loops = Func.collect(OpKind::For);
     std::set<std::string> Assumes = readAssumes(Func);
     // A loop that qualifies has no nested loops (at most a guard), so
     // rewriting it never removes another collected loop.

@@ -198,11 +198,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &) override {
-    std::vector<Operation *> Waits;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::WgmmaWait))
-        Waits.push_back(&Op);
-    });
+    std::vector<Operation *> Waits = Module.collect(OpKind::WgmmaWait);
     // Last first: a wait then meets later waits already in place.
     for (auto It = Waits.rbegin(); It != Waits.rend(); ++It)
       GroupWait(**It).run();

@@ -62,11 +62,7 @@ private:
   /// lower-wgmma's wgmma_fence: the fence goes after the barrier (and the
   /// proxy fence), so that it orders everything the barrier published.
   static void keepFencesNextToWgmma(Operation &Kernel) {
-    std::vector<Operation *> Fences;
-    Kernel.walk([&](Operation &Op) {
-      if (Op.is(OpKind::WgmmaFence))
-        Fences.push_back(&Op);
-    });
+    std::vector<Operation *> Fences = Kernel.collect(OpKind::WgmmaFence);
     for (Operation *Fence : Fences) {
       Operation *Next = Fence->getNextNode();
       while (Next &&

@@ -148,11 +148,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &) override {
-    std::vector<Operation *> Loops;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::For))
-        Loops.push_back(&Op);
-    });
+    std::vector<Operation *> Loops = Module.collect(OpKind::For);
     for (Operation *Loop : Loops)
       LoopOverlap(*Loop).run();
     return true;

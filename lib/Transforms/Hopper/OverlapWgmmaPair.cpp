@@ -306,11 +306,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &) override {
-    std::vector<Operation *> Loops;
-    Module.walk([&](Operation &Op) {
-      if (Op.is(OpKind::For))
-        Loops.push_back(&Op);
-    });
+    std::vector<Operation *> Loops = Module.collect(OpKind::For);
     // Inner loops first: rotating a loop erases the loops nested in its
     // second group.
     for (auto It = Loops.rbegin(); It != Loops.rend(); ++It)

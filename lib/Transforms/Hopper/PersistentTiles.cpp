@@ -137,11 +137,7 @@ private:
 
   /// The producer's one loop, in an if of its own; the ring's mbarriers.
   bool matchProducer() {
-    std::vector<Operation *> Loops;
-    Producer->walk([&](Operation &Op) {
-      if (Op.is(OpKind::For))
-        Loops.push_back(&Op);
-    });
+    std::vector<Operation *> Loops = Producer->collect(OpKind::For);
     if (Loops.size() != 1)
       return false;
     Fill = Loops.front();

@@ -127,7 +127,7 @@ std::vector<int64_t> freeBarrierIds(Operation &Kernel, unsigned N) {
 }
 
 /// A role of two warpgroups without named barriers of its own.
-bool isTwoWarpgroupRole(Operation &Op) {
+bool isTwoWarpgroupRole(const Operation &Op) {
   if (!Op.is(OpKind::If) || Op.getNumRegions() != 1)
     return false;
   auto Range = Op.getIntArrayAttr("thread_range");
@@ -135,7 +135,7 @@ bool isTwoWarpgroupRole(Operation &Op) {
       (*Range)[0] % WarpgroupThreads)
     return false;
   bool Named = false;
-  Op.walk([&](Operation &Inner) {
+  Op.walk([&](const Operation &Inner) {
     Named |= Inner.is(OpKind::Barrier) && Inner.hasAttr("id");
   });
   return !Named;
@@ -151,11 +151,7 @@ public:
   }
 
   bool run(Operation &Module, PassContext &) override {
-    std::vector<Operation *> Roles;
-    Module.walk([&](Operation &Op) {
-      if (isTwoWarpgroupRole(Op))
-        Roles.push_back(&Op);
-    });
+    std::vector<Operation *> Roles = Module.collect(isTwoWarpgroupRole);
     for (Operation *Role : Roles) {
       std::vector<int64_t> Ids =
           freeBarrierIds(*Role->getParentOfKind(OpKind::Kernel), 3);

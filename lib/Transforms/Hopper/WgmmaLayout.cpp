@@ -96,11 +96,7 @@ public:
       : Kernel(Kernel), Tgt(Tgt), Diags(Diags) {}
 
   void run() {
-    std::vector<Operation *> Ops;
-    Kernel.walk([&](Operation &Op) {
-      if (Op.is(OpKind::Gemm))
-        Ops.push_back(&Op);
-    });
+    std::vector<Operation *> Ops = Kernel.collect(OpKind::Gemm);
     for (Operation *Op : Ops) {
       // A gemm in a role block (T.ws, `if tx < K`) runs on the role's
       // threads, which must be whole, aligned warpgroups.
