@@ -19,6 +19,24 @@ bool tilec::isPureScalarOp(const Operation &Op) {
          K == OpKind::Bitcast || K == OpKind::Math || K == OpKind::ThreadId;
 }
 
+bool tilec::hasStageableUses(const Operation &Loop, const Value *Buf) {
+  unsigned Rank = Buf->getType().rank();
+  for (const Use &U : Buf->getUses()) {
+    if (U.User->is(OpKind::View))
+      return false;
+    if (!Loop.isAncestorOf(U.User)) {
+      if (!U.User->is(OpKind::AnnotateLayout))
+        return false;
+      continue;
+    }
+    for (unsigned G = 0; G != U.User->getNumGroups(); ++G)
+      if (U.User->getGroup(G).front() == Buf &&
+          U.User->getGroup(G).size() != Rank + 1)
+        return false;
+  }
+  return true;
+}
+
 bool tilec::groupIsWritten(const Operation &Op, unsigned G) {
   switch (Op.getKind()) {
   case OpKind::Load:
@@ -210,16 +228,10 @@ private:
     return P;
   }
 
-  /// A view (T.reshape / T.view) aliases the buffer's one copy.
-  static bool hasView(const Value *Buf) {
-    return llvm::any_of(Buf->getUses(),
-                        [](const Use &U) { return U.User->is(OpKind::View); });
-  }
-
   bool canMultiBuffer(Operation &Top, Value *Dst) {
     Operation *Alloc = Dst->getDefiningOp();
     if (!Alloc || !Alloc->is(OpKind::Alloc) || !definedOutside(Dst) ||
-        !Dst->getType().getStaticShape() || hasView(Dst))
+        !Dst->getType().getStaticShape())
       return false;
     bool Before = true;
     for (Operation &Other : Body) {
@@ -230,19 +242,7 @@ private:
       if (writesBuffer(Other, Dst) || (Before && usesBuffer(Other, Dst)))
         return false;
     }
-    unsigned Rank = Dst->getType().rank();
-    for (const Use &U : Dst->getUses()) {
-      if (!Loop.isAncestorOf(U.User)) {
-        if (!U.User->is(OpKind::AnnotateLayout))
-          return false;
-        continue;
-      }
-      for (unsigned G = 0; G != U.User->getNumGroups(); ++G)
-        if (U.User->getGroup(G).front() == Dst &&
-            U.User->getGroup(G).size() != Rank + 1)
-          return false;
-    }
-    return true;
+    return hasStageableUses(Loop, Dst);
   }
 
   void groupStatements(PipelineBody &R) const {

@@ -66,6 +66,11 @@ bool groupIsWritten(const ir::Operation &Op, unsigned G);
 /// (the version of a multi-versioned buffer).
 void prependIndex(ir::Operation &Op, const ir::Value *Buf, ir::Value *Idx);
 
+/// Whether every use of \p Buf lets a stage index be prepended to it: no
+/// view aliases it, only annotate_layout uses it outside \p Loop, and every
+/// access inside \p Loop has full indices.
+bool hasStageableUses(const ir::Operation &Loop, const ir::Value *Buf);
+
 /// Whether \p Loop can be software-pipelined: a positive constant step
 /// (returned in \p Step), no break/continue of it, no user mbarrier or role
 /// synchronization inside, and only uniform control flow around it (every

@@ -209,21 +209,7 @@ bool StagedSchedule::canVersion(Value *Buf, unsigned W) const {
     if ((U != W && Accesses[U].Writes.count(Buf)) ||
         (U < W && Accesses[U].Reads.count(Buf)))
       return false;
-  unsigned Rank = Buf->getType().rank();
-  for (const Use &Use : Buf->getUses()) {
-    if (Use.User->is(OpKind::View))
-      return false;
-    if (!Loop.isAncestorOf(Use.User)) {
-      if (!Use.User->is(OpKind::AnnotateLayout))
-        return false;
-      continue;
-    }
-    for (unsigned G = 0; G != Use.User->getNumGroups(); ++G)
-      if (Use.User->getGroup(G).front() == Buf &&
-          Use.User->getGroup(G).size() != Rank + 1)
-        return false;
-  }
-  return true;
+  return hasStageableUses(Loop, Buf);
 }
 
 /// Copies' buffers (the ring's with TMA) and, where needed and possible,
