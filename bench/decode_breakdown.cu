@@ -117,13 +117,15 @@ int main(int Argc, char **Argv) {
                              CombineSmem));
   auto Split = [&](int I) {
     Set &S = Sets[I];
-    flash_decoding_kernel0<<<SplitGrid, 128, SplitSmem, Stream>>>(
+    flash_decoding_kernel0<<<SplitGrid, FLASH_DECODING_KERNEL0_THREADS,
+                             SplitSmem, Stream>>>(
         (half *)S.Q, (half *)S.K, (half *)S.V, (int *)S.Lens, (float *)S.Lse,
         (float *)S.Partial);
   };
   auto Combine = [&](int I) {
     Set &S = Sets[I];
-    flash_decoding_kernel1<<<CombineGrid, 128, CombineSmem, Stream>>>(
+    flash_decoding_kernel1<<<CombineGrid, FLASH_DECODING_KERNEL1_THREADS,
+                             CombineSmem, Stream>>>(
         (float *)S.Lse, (float *)S.Partial, (half *)S.Out);
   };
   auto Empty = [&](int) { emptyKernel<<<SplitGrid, 128, 0, Stream>>>(); };
