@@ -770,6 +770,23 @@ def decode_work(p, sym):
     return {"flops": 4 * cached * p.heads * p.dim, "bytes": kv + qo, "bound": "memory"}
 
 
+def decode_copy(kind):
+    """A copy that moves the decoding step's byte count (decode_work's bytes:
+    half read, half written, the convention of the calibration's copy)
+    between two buffers of its own, one pair per input set (rotated as the
+    kernel's): the copy bandwidth at this size, next to the calibration's
+    2 GiB one. KIND is "memcpy" (copy_) or "kernel" (an elementwise
+    negation, as the calibration's kernel copy)."""
+    def make(x, p, sym):
+        n = decode_work(p, sym)["bytes"] // 2 // itemsize(p.dtype)
+        src = torch.zeros(n, dtype=x["K"].dtype, device=x["K"].device)
+        dst = torch.empty_like(src)
+        if kind == "memcpy":
+            return lambda: dst.copy_(src)
+        return lambda: torch.neg(src, out=dst)
+    return make
+
+
 # --- flash_attention_bwd -----------------------------------------------------------------
 
 def bwd_shapes(p, sym):
@@ -1183,7 +1200,9 @@ SPECS: Dict[str, Spec] = {
                              baseline="SDPA(enable_gqa=True) per sequence", short="SDPA"),
     "flash_decoding": Spec(decode_shapes, decode_ref, decode_work, torch=decode_torch,
                            init=decode_init, workspace=frozenset({"glse", "Output_partial"}),
-                           baseline="SDPA(enable_gqa=True) with a length mask"),
+                           baseline="SDPA(enable_gqa=True) with a length mask",
+                           extras={"copy-same-bytes": decode_copy("memcpy"),
+                                   "neg-same-bytes": decode_copy("kernel")}),
     "flash_attention_bwd": Spec(bwd_shapes, bwd_ref, bwd_work, torch=bwd_torch(),
                                 derive=bwd_derive,
                                 workspace=frozenset({"Delta", "dQ_accum"}),

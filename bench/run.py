@@ -26,7 +26,8 @@ For every example (examples/<stem>.tile) and every configuration of it
      (Triton, SDPA backends) with CUDA events around CUDA graph replays (eager
      launches when capture fails), rotating several input sets when one set
      fits in L2, median of --reps repetitions, and measures the
-     device-to-device copy bandwidth and a cuBLAS fp16 GEMM as ceilings;
+     device-to-device copy bandwidth and a cuBLAS fp16 GEMM as ceilings
+     (and, for extras named *-same-bytes, a copy of the run's byte count);
   4. writes results.json, table.txt and sources.tar.gz (generated code and
      ptxas reports) to --out (default $OUT, else bench/out) and prints the
      table last, followed by per-example TFLOP/s tables of the compute-bound
@@ -924,7 +925,16 @@ def summarize(job, rec, calibration):
                    (timing.get("extra_errors") or {}).items()})
     if extras:
         row["extras"] = extras
+    # Extras named *-same-bytes copy the run's byte count (refs.decode_copy):
+    # the copy bandwidth at this size, next to the calibration's 2 GiB copy.
+    same = [t["ms"] for name, t in (timing.get("extras") or {}).items()
+            if name.endswith(SAME_BYTES)]
+    if same and work.get("bytes"):
+        row["pct_copy_same"] = 100 * min(same) / ms
     return row
+
+
+SAME_BYTES = "-same-bytes"
 
 
 def fmt(v, spec):
@@ -1005,8 +1015,9 @@ def perf_section(perf):
 
 
 def table(rows, builds, calibration, perf=()):
+    same = any("pct_copy_same" in r for r in rows)
     head = ["example", "config", "run", "tgt", "status", "rel err", "ms", "torch ms",
-            "x torch", "GB/s", "%copy", "TFLOP/s"]
+            "x torch", "GB/s", "%copy"] + (["%copy same bytes"] if same else []) + ["TFLOP/s"]
     body = []
     for r in rows:
         memory = r.get("bound") == "memory"
@@ -1014,8 +1025,9 @@ def table(rows, builds, calibration, perf=()):
                      fmt(r.get("max_rel_err"), ".1e"), fmt(r.get("ms"), ".4f"),
                      fmt(r.get("torch_ms"), ".4f"), fmt(r.get("speedup"), ".2f"),
                      fmt(r.get("GBps"), ".0f") if memory or "TFLOPs" not in r else "",
-                     fmt(r.get("pct_copy"), ".0f") if memory else "",
-                     fmt(r.get("TFLOPs"), ".1f") if not memory else ""])
+                     fmt(r.get("pct_copy"), ".0f") if memory else ""] +
+                    ([fmt(r.get("pct_copy_same"), ".0f")] if same else []) +
+                    [fmt(r.get("TFLOPs"), ".1f") if not memory else ""])
     if any(r.get("sanitizer") for r in rows):
         head.append("sanitizer")
         for line, r in zip(body, rows):
@@ -1034,6 +1046,10 @@ def table(rows, builds, calibration, perf=()):
                   f"{b.get('error', '')}" for b in bad_builds]
     cal = calibration or {}
     lines.append("")
+    if same:
+        lines.append("%copy: of the calibration's copy bandwidth (2 GiB buffers, the goals' "
+                     "measure); %copy same bytes: of the faster of a memcpy and a copy "
+                     "kernel moving the run's byte count, timed in the same run")
     lines.append(
         f"device: {cal.get('gpu', '?')}; copy {fmt(cal.get('copy_GBps'), '.0f')} GB/s; "
         f"cuBLAS fp16 8192^3 {fmt(cal.get('cublas_fp16_8192_TFLOPs'), '.0f')} TFLOP/s")
