@@ -3,6 +3,7 @@
 #include "InsertBarriers.h"
 #include "Divergence.h"
 #include "PlanSharedMemory.h"
+#include "SharedAccesses.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/IR/ConstantMatch.h"
 #include "tilec/Support/Diagnostics.h"
@@ -21,34 +22,8 @@ using namespace tilec::ir;
 namespace {
 
 //===----------------------------------------------------------------------===//
-// Shared accesses
+// User synchronization
 //===----------------------------------------------------------------------===//
-
-/// One access of a shared buffer by one op.
-struct Access {
-  Operation *Op;
-  unsigned Group; // operand group: the buffer and, when Exact, its indices
-  bool Write;
-  bool Atomic;
-  bool Exact; // one element (Lanes for vcopy) per thread at the indices
-  int64_t Lanes;
-
-  Value *buffer() const { return Op->getGroup(Group)[0]; }
-  bool operator==(const Access &O) const {
-    return Op == O.Op && Group == O.Group;
-  }
-};
-
-using AccessSet = std::vector<Access>;
-
-bool isShared(const Value *V) {
-  return V->getType().isBuffer() && V->getType().getScope() == Scope::Shared;
-}
-
-bool isMBarrierOp(const Operation &Op) {
-  return Op.is(OpKind::MBarrierInit) || Op.is(OpKind::MBarrierArrive) ||
-         Op.is(OpKind::MBarrierWait) || Op.is(OpKind::MBarrierExpectTx);
-}
 
 /// Synchronization the user wrote inside thread-dependent code: named
 /// barriers (`barrier {id}`) and mbarrier waits.
@@ -93,7 +68,8 @@ public:
   /// wait and an arrive are in that loop too. A wait that precedes every
   /// such arrive acquires nothing for the first pass (a write before a
   /// TMA pipeline's loop is not published by the loop's arrives).
-  bool ordered(const Access &EarlierAccess, const Access &LaterAccess) {
+  bool ordered(const SharedAccess &EarlierAccess,
+               const SharedAccess &LaterAccess) {
     Operation &Earlier = *EarlierAccess.Op, &Later = *LaterAccess.Op;
     if (!HasArrives)
       return false;
@@ -142,8 +118,8 @@ private:
   /// buffer that the wait's barrier index selects (a staged buffer
   /// `X[s, ...]` with the wait on `full[s]`). A buffer every iteration
   /// reuses (attention backward's dS tile) is not ordered by the ring.
-  static bool sameStage(const Operation &Wait, const Access &A,
-                        const Access &B) {
+  static bool sameStage(const Operation &Wait, const SharedAccess &A,
+                        const SharedAccess &B) {
     if (barrierOf(Wait)->getType().numElements().value_or(0) == 1)
       return true;
     llvm::ArrayRef<Value *> Bar = Wait.getGroup(0);
@@ -219,406 +195,6 @@ private:
   llvm::DenseMap<const Value *, llvm::SmallPtrSet<const Value *, 4>> Edges;
   bool HasArrives = false;
 };
-
-void addUnique(AccessSet &S, const Access &A) {
-  if (llvm::find(S, A) == S.end())
-    S.push_back(A);
-}
-
-void addAll(AccessSet &S, const AccessSet &New) {
-  for (const Access &A : New)
-    addUnique(S, A);
-}
-
-/// Whether operand group \p G of \p Op is read, written or both: tile
-/// operators read their sources and write their destinations; anything
-/// unknown counts as a write.
-bool groupIsWritten(const Operation &Op, unsigned G) {
-  switch (Op.getKind()) {
-  case OpKind::Load:
-    return false;
-  case OpKind::Copy:
-  case OpKind::Reduce:
-  case OpKind::Cumsum:
-    return G == 1;
-  case OpKind::VCopy:
-  case OpKind::CpAsync:
-  case OpKind::Ldmatrix:
-  case OpKind::Atomic:
-    return G == 0;
-  case OpKind::Gemm:
-    return G == 2;
-  case OpKind::Wgmma:
-    // The accumulator; its shared operands are read.
-    return G == 0;
-  default:
-    return true;
-  }
-}
-
-/// The shared accesses \p Op makes itself (not those of nested ops).
-AccessSet accessesOf(Operation &Op) {
-  AccessSet Result;
-  // A layout annotation names the buffer without touching its elements;
-  // mbarrier operations synchronize through their own atomics; a TMA load
-  // is ordered by the mbarriers its pipeline waits on (lower-pipelined).
-  if (Op.is(OpKind::AnnotateLayout) || isMBarrierOp(Op) ||
-      Op.is(OpKind::TmaLoad))
-    return Result;
-  bool ElementOp = Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
-                   Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
-                   (Op.is(OpKind::Atomic) && !Op.hasAttr("extent"));
-  int64_t Lanes = Op.is(OpKind::VCopy) || Op.is(OpKind::Atomic)
-                      ? Op.getIntAttr("lanes").value_or(1)
-                      : 1;
-  if (Op.is(OpKind::CpAsync))
-    Lanes = Op.getIntAttr("bytes").value_or(1) * 8 /
-            std::max(1u, bitWidth(Op.getGroup(0)[0]->getType().getDType()));
-  for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
-    llvm::ArrayRef<Value *> Group = Op.getGroup(G);
-    if (!isShared(Group[0]))
-      continue;
-    bool Write = groupIsWritten(Op, G);
-    bool Exact = ElementOp && Group.size() > 1;
-    Result.push_back(
-        {&Op, G, Write, Op.is(OpKind::Atomic) && Write, Exact, Lanes});
-  }
-  return Result;
-}
-
-/// Every shared access made by \p Op or the ops nested in it.
-AccessSet nestedAccesses(Operation &Op) {
-  AccessSet Result;
-  Op.walk([&](Operation &Inner) { addAll(Result, accessesOf(Inner)); });
-  return Result;
-}
-
-//===----------------------------------------------------------------------===//
-// Accesses that stay within one thread, by enumeration
-//===----------------------------------------------------------------------===//
-
-/// Flat element -> the thread touching it, or -1 when several do.
-using OwnerMap = llvm::DenseMap<int64_t, int64_t>;
-/// Values given to variables (loop variables, then memoized results).
-using ValueEnv = llvm::DenseMap<const Value *, int64_t>;
-
-/// A loop variable to enumerate and its values.
-struct Range {
-  const Value *Var;
-  int64_t Lo, Step, Count;
-};
-
-/// The condition of an enclosing `if` and the branch the access is in.
-struct Guard {
-  const Value *Cond;
-  bool Taken;
-};
-
-/// What enumerating an exact access needs.
-struct AccessSpace {
-  std::vector<Range> Ranges;
-  std::vector<Guard> Guards;
-  std::vector<int64_t> Shape;
-};
-
-/// Decides whether two exact accesses of one buffer can touch one element
-/// from two different threads, by evaluating their indices for every
-/// thread and every value of the loop variables they use, skipping points
-/// where an enclosing `if` whose condition can be evaluated is not taken.
-/// Indices built from anything else (block indices, loaded values, loops
-/// with unknown bounds) are not analysed: such accesses always conflict.
-class ThreadOwnership {
-public:
-  explicit ThreadOwnership(std::array<int64_t, 3> Threads) : Threads(Threads) {}
-
-  /// True when no element is touched by \p A on one thread and by \p B on
-  /// another. The variables of the loops in \p SameIteration take the same
-  /// value for both accesses (both happen in one iteration of those).
-  bool sameThreadsOnly(const Access &A, const Access &B,
-                       const llvm::SmallPtrSetImpl<Operation *> &SameIteration);
-
-private:
-  static constexpr int64_t MaxPoints = 1 << 18;
-
-  const std::optional<AccessSpace> &spaceOf(const Access &A);
-  std::optional<AccessSpace> computeSpace(const Access &A);
-  std::optional<OwnerMap> owners(const Access &A, const AccessSpace &S,
-                                 const ValueEnv &Fixed);
-  /// Owner maps without fixed variables, cached.
-  const std::optional<OwnerMap> &freeOwners(const Access &A,
-                                            const AccessSpace &S);
-  bool disjoint(const OwnerMap &A, const OwnerMap &B) const;
-  /// Evaluations enumerating \p A takes (capped just above MaxPoints).
-  int64_t points(const Access &A, const AccessSpace &S) const;
-  bool collectRanges(const Value *V, std::vector<Range> &Ranges,
-                     llvm::SmallPtrSetImpl<const Value *> &Seen,
-                     unsigned Depth = 0);
-  std::optional<int64_t> eval(const Value *V, int64_t Tx, ValueEnv &Env,
-                              unsigned Depth = 0);
-
-  std::array<int64_t, 3> Threads;
-  std::map<std::pair<Operation *, unsigned>, std::optional<AccessSpace>> Spaces;
-  std::map<std::pair<Operation *, unsigned>, std::optional<OwnerMap>> Owners;
-};
-
-/// Loops longer than this are not enumerated.
-constexpr int64_t MaxLoopCount = 1 << 18;
-/// Index expressions deeper than this are not analysed.
-constexpr unsigned MaxDepth = 64;
-
-/// Whether \p Op, nested in \p If, is in its then-region.
-bool inThenRegion(const Operation &If, const Operation &Op) {
-  const Operation *Cur = &Op;
-  while (Cur->getParentOp() != &If)
-    Cur = Cur->getParentOp();
-  return Cur->getParentBlock() == &If.getBody(0);
-}
-
-/// The range of a loop variable, if its loop has constant bounds.
-std::optional<Range> loopVarRange(const Value *V) {
-  Operation *Loop =
-      V->isBlockArgument() ? V->getOwnerBlock()->getParentOp() : nullptr;
-  if (!Loop)
-    return std::nullopt;
-  if (Loop->is(OpKind::Parallel)) {
-    auto Extents = Loop->getIntArrayAttr("extents");
-    if (!Extents || V->getIndex() >= Extents->size())
-      return std::nullopt;
-    return Range{V, 0, 1, (*Extents)[V->getIndex()]};
-  }
-  if (!Loop->is(OpKind::For))
-    return std::nullopt;
-  auto Lo = matchConstantInt(Loop->getOperand(0));
-  auto Hi = matchConstantInt(Loop->getOperand(1));
-  auto St = matchConstantInt(Loop->getOperand(2));
-  if (!Lo || !Hi || !St || *St <= 0 || *Hi - *Lo > MaxLoopCount)
-    return std::nullopt;
-  int64_t Count = *Hi > *Lo ? (*Hi - *Lo + *St - 1) / *St : 0;
-  return Range{V, *Lo, *St, Count};
-}
-
-bool ThreadOwnership::collectRanges(const Value *V, std::vector<Range> &Ranges,
-                                    llvm::SmallPtrSetImpl<const Value *> &Seen,
-                                    unsigned Depth) {
-  // Deep index expressions are not analysed (and eval, which follows the
-  // same operands, stays shallow).
-  if (Depth > MaxDepth)
-    return false;
-  if (!Seen.insert(V).second)
-    return true;
-  if (V->isBlockArgument()) {
-    std::optional<Range> R = loopVarRange(V);
-    if (R)
-      Ranges.push_back(*R);
-    return R.has_value();
-  }
-  Operation *Def = V->getDefiningOp();
-  if (!Def || Def->getNumRegions() != 0 || Def->is(OpKind::Load) ||
-      Def->is(OpKind::Shfl) || Def->is(OpKind::Math) ||
-      Def->is(OpKind::CallExtern) || Def->is(OpKind::Bitcast) ||
-      !V->getType().isScalar() || V->getType().isFloat())
-    return false;
-  for (Value *Operand : Def->getOperands())
-    if (!collectRanges(Operand, Ranges, Seen, Depth + 1))
-      return false;
-  return true;
-}
-
-const std::optional<AccessSpace> &ThreadOwnership::spaceOf(const Access &A) {
-  auto Key = std::make_pair(A.Op, A.Group);
-  auto It = Spaces.find(Key);
-  if (It != Spaces.end())
-    return It->second;
-  return Spaces[Key] = computeSpace(A);
-}
-
-std::optional<AccessSpace> ThreadOwnership::computeSpace(const Access &A) {
-  if (!A.Exact)
-    return std::nullopt;
-  llvm::ArrayRef<Value *> Group = A.Op->getGroup(A.Group);
-  auto Shape = Group[0]->getType().getStaticShape();
-  if (!Shape || Shape->size() != Group.size() - 1)
-    return std::nullopt;
-  AccessSpace S;
-  S.Shape = *Shape;
-  llvm::SmallPtrSet<const Value *, 16> Seen;
-  for (Value *Index : Group.drop_front())
-    if (!collectRanges(Index, S.Ranges, Seen))
-      return std::nullopt;
-  // Conditions that cannot be evaluated are left out: the access is then
-  // assumed to happen at more points, which only adds conflicts.
-  for (Operation *P = A.Op->getParentOp(); P && !P->is(OpKind::Kernel);
-       P = P->getParentOp()) {
-    if (!P->is(OpKind::If))
-      continue;
-    std::vector<Range> More;
-    llvm::SmallPtrSet<const Value *, 16> MoreSeen(Seen.begin(), Seen.end());
-    if (!collectRanges(P->getOperand(0), More, MoreSeen))
-      continue;
-    S.Guards.push_back({P->getOperand(0), inThenRegion(*P, *A.Op)});
-    S.Ranges.insert(S.Ranges.end(), More.begin(), More.end());
-    Seen.insert(MoreSeen.begin(), MoreSeen.end());
-  }
-  return S;
-}
-
-std::optional<OwnerMap> ThreadOwnership::owners(const Access &A,
-                                                const AccessSpace &S,
-                                                const ValueEnv &Fixed) {
-  std::vector<Range> Free;
-  for (const Range &R : S.Ranges)
-    if (!Fixed.count(R.Var))
-      Free.push_back(R);
-  int64_t T = Threads[0] * Threads[1] * Threads[2];
-  int64_t Iterations = 1;
-  for (const Range &R : Free) {
-    if (R.Count == 0)
-      return OwnerMap();
-    if (T * A.Lanes * Iterations > MaxPoints / R.Count)
-      return std::nullopt;
-    Iterations *= R.Count;
-  }
-  if (T * A.Lanes > MaxPoints)
-    return std::nullopt;
-  llvm::ArrayRef<Value *> Indices = A.Op->getGroup(A.Group).drop_front();
-  OwnerMap Result;
-  ValueEnv Env;
-  for (int64_t P = 0; P != Iterations; ++P) {
-    for (int64_t Tx = 0; Tx != T; ++Tx) {
-      Env = Fixed;
-      int64_t Rest = P; // mixed-radix counter over the free variables
-      for (const Range &R : Free) {
-        Env[R.Var] = R.Lo + Rest % R.Count * R.Step;
-        Rest /= R.Count;
-      }
-      bool Happens = true;
-      for (const Guard &G : S.Guards) {
-        std::optional<int64_t> C = eval(G.Cond, Tx, Env);
-        if (!C)
-          return std::nullopt;
-        Happens &= (*C != 0) == G.Taken;
-      }
-      if (!Happens)
-        continue;
-      int64_t Flat = 0;
-      for (size_t D = 0; D != S.Shape.size(); ++D) {
-        std::optional<int64_t> Index = eval(Indices[D], Tx, Env);
-        if (!Index || __builtin_mul_overflow(Flat, S.Shape[D], &Flat) ||
-            __builtin_add_overflow(Flat, *Index, &Flat))
-          return std::nullopt;
-      }
-      for (int64_t L = 0; L != A.Lanes; ++L) {
-        auto [It, New] = Result.try_emplace(Flat + L, Tx);
-        if (!New && It->second != Tx)
-          It->second = -1;
-      }
-    }
-  }
-  return Result;
-}
-
-const std::optional<OwnerMap> &
-ThreadOwnership::freeOwners(const Access &A, const AccessSpace &S) {
-  auto Key = std::make_pair(A.Op, A.Group);
-  auto It = Owners.find(Key);
-  if (It != Owners.end())
-    return It->second;
-  return Owners[Key] = owners(A, S, ValueEnv());
-}
-
-int64_t ThreadOwnership::points(const Access &A, const AccessSpace &S) const {
-  int64_t N = Threads[0] * Threads[1] * Threads[2] * A.Lanes;
-  for (const Range &R : S.Ranges) {
-    if (R.Count > 0 && N > MaxPoints / R.Count)
-      return MaxPoints + 1;
-    N *= std::max<int64_t>(R.Count, 1);
-  }
-  return N;
-}
-
-bool ThreadOwnership::disjoint(const OwnerMap &A, const OwnerMap &B) const {
-  for (const auto &[Elem, Thread] : B) {
-    auto It = A.find(Elem);
-    if (It != A.end() && (Thread < 0 || It->second != Thread))
-      return false;
-  }
-  return true;
-}
-
-bool ThreadOwnership::sameThreadsOnly(
-    const Access &A, const Access &B,
-    const llvm::SmallPtrSetImpl<Operation *> &SameIteration) {
-  const std::optional<AccessSpace> &SA = spaceOf(A);
-  const std::optional<AccessSpace> &SB = spaceOf(B);
-  if (!SA || !SB)
-    return false;
-  std::vector<Range> Shared;
-  for (const AccessSpace *S : {&*SA, &*SB})
-    for (const Range &R : S->Ranges)
-      if (SameIteration.count(R.Var->getOwnerBlock()->getParentOp()) &&
-          llvm::none_of(Shared, [&](const Range &O) { return O.Var == R.Var; }))
-        Shared.push_back(R);
-  if (points(A, *SA) > MaxPoints || points(B, *SB) > MaxPoints)
-    return false;
-  if (Shared.empty()) {
-    const std::optional<OwnerMap> &OA = freeOwners(A, *SA);
-    const std::optional<OwnerMap> &OB = freeOwners(B, *SB);
-    return OA && OB && disjoint(*OA, *OB);
-  }
-  int64_t Assignments = 1;
-  for (const Range &R : Shared) {
-    if (R.Count == 0)
-      return true;
-    if (Assignments > MaxPoints / R.Count)
-      return false;
-    Assignments *= R.Count;
-  }
-  for (int64_t P = 0; P != Assignments; ++P) {
-    ValueEnv Fixed;
-    int64_t Rest = P;
-    for (const Range &R : Shared) {
-      Fixed[R.Var] = R.Lo + Rest % R.Count * R.Step;
-      Rest /= R.Count;
-    }
-    std::optional<OwnerMap> OA = owners(A, *SA, Fixed);
-    std::optional<OwnerMap> OB = owners(B, *SB, Fixed);
-    if (!OA || !OB || !disjoint(*OA, *OB))
-      return false;
-  }
-  return true;
-}
-
-/// Value of \p V at thread \p Tx and the loop variables in \p Env.
-std::optional<int64_t> ThreadOwnership::eval(const Value *V, int64_t Tx,
-                                             ValueEnv &Env, unsigned Depth) {
-  auto Known = Env.find(V);
-  if (Known != Env.end())
-    return Known->second;
-  const Operation *Def = V->getDefiningOp();
-  if (!Def || Depth > MaxDepth)
-    return std::nullopt;
-  std::optional<int64_t> R;
-  if (Def->is(OpKind::Const)) {
-    R = matchConstantInt(V);
-  } else if (Def->is(OpKind::ThreadId)) {
-    int64_t Dim = Def->getIntAttr("dim").value_or(0);
-    int64_t Ids[3] = {Tx % Threads[0], Tx / Threads[0] % Threads[1],
-                      Tx / (Threads[0] * Threads[1])};
-    R = Dim >= 0 && Dim < 3 ? std::optional<int64_t>(Ids[Dim]) : std::nullopt;
-  } else {
-    std::vector<int64_t> Args;
-    for (Value *Operand : Def->getOperands()) {
-      std::optional<int64_t> A = eval(Operand, Tx, Env, Depth + 1);
-      if (!A)
-        return std::nullopt;
-      Args.push_back(*A);
-    }
-    R = evalIntOp(*Def, Args);
-  }
-  if (R)
-    Env[V] = *R;
-  return R;
-}
 
 //===----------------------------------------------------------------------===//
 // Placement
@@ -698,7 +274,7 @@ private:
   /// Whether \p A and \p B may touch one element from two threads, one of
   /// them writing, unordered: \p A runs first or, with \p EitherFirst,
   /// either may. Both run in the same iteration of \p SameIteration.
-  bool conflict(const Access &A, const Access &B,
+  bool conflict(const SharedAccess &A, const SharedAccess &B,
                 const llvm::SmallPtrSetImpl<Operation *> &SameIteration,
                 bool EitherFirst) {
     // Buffers plan-shared-memory put in the same bytes are one memory
@@ -725,15 +301,16 @@ private:
            RY->first < RX->first + RX->second;
   }
 
-  bool conflict(const Access &A, const Access &B) {
+  bool conflict(const SharedAccess &A, const SharedAccess &B) {
     return conflict(A, B, llvm::SmallPtrSet<Operation *, 1>(),
                     /*EitherFirst=*/false);
   }
 
   /// The first access of \p New conflicting with one of \p Pending.
-  const Access *findConflict(const AccessSet &Pending, const AccessSet &New) {
-    for (const Access &B : New)
-      for (const Access &A : Pending)
+  const SharedAccess *findConflict(const AccessSet &Pending,
+                                   const AccessSet &New) {
+    for (const SharedAccess &B : New)
+      for (const SharedAccess &A : Pending)
         if (conflict(A, B))
           return &B;
     return nullptr;
@@ -998,7 +575,7 @@ private:
   /// Adds the accesses of code summarized as a whole; its cp_async writes
   /// stay in flight until the next wait.
   void addNested(AccessSet &Pending, const AccessSet &New) {
-    for (const Access &A : New)
+    for (const SharedAccess &A : New)
       addUnique(A.Op->is(OpKind::CpAsync) ? InFlight : Pending, A);
   }
 };
@@ -1006,7 +583,7 @@ private:
 bool usesSharedMemory(Operation &Kernel) {
   bool Found = false;
   Kernel.walk([&](Operation &Op) {
-    Found |= Op.is(OpKind::Alloc) && isShared(Op.getResult());
+    Found |= Op.is(OpKind::Alloc) && isSharedBuffer(Op.getResult());
   });
   return Found;
 }
