@@ -236,6 +236,7 @@ void addAll(AccessSet &S, const AccessSet &New) {
 bool groupIsWritten(const Operation &Op, unsigned G) {
   switch (Op.getKind()) {
   case OpKind::Load:
+  case OpKind::BulkWait:
     return false;
   case OpKind::Copy:
   case OpKind::Reduce:
@@ -245,6 +246,7 @@ bool groupIsWritten(const Operation &Op, unsigned G) {
   case OpKind::CpAsync:
   case OpKind::Ldmatrix:
   case OpKind::Atomic:
+  case OpKind::BulkReduce:
     return G == 0;
   case OpKind::Gemm:
     return G == 2;
