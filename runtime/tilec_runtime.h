@@ -37,6 +37,9 @@
  *   tmaLoad, tmaEncodeTiled
  *                        TMA box loads (sm_90) and the host-side encoding of
  *                        their tensor maps.
+ *   bulkReduceAdd, bulkWaitRead
+ *                        bulk reductions of shared float32 rows into global
+ *                        memory (sm_90) and the wait for their reads.
  *   wgmmaDescriptor, wgmmaFence, wgmmaCommit, wgmmaWait,
  *   wgmmaFenceOperands, fenceProxyAsync, setMaxNRegInc, setMaxNRegDec,
  *   scheduleAfter
@@ -731,6 +734,25 @@ __device__ inline void tmaLoad(void *Dst, const CUtensorMap *Map, void *Bar,
       "l"(Map), "r"(smemAddress(Bar)), "r"(C0), "r"(C1), "r"(C2), "r"(C3),
       "r"(C4)
       : "memory");
+}
+
+/// Adds Bytes bytes of float32 values at shared Src to those at global Dst
+/// with the bulk copy engine, as one bulk group of the executing thread:
+/// the thread goes on at once, and Src may be written again only after
+/// bulkWaitRead. Both addresses 16-byte aligned, Bytes a multiple of 16.
+__device__ inline void bulkReduceAdd(float *Dst, const float *Src,
+                                     unsigned Bytes) {
+  TILEC_TMA_ASM("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 "
+                "[%0], [%1], %2;\n"
+                "cp.async.bulk.commit_group;\n" ::"l"(Dst),
+                "r"(smemAddress(Src)), "r"(Bytes)
+                : "memory");
+}
+
+/// Waits until the bulk groups of the executing thread have read their
+/// shared sources (their global writes may still be in flight).
+__device__ inline void bulkWaitRead() {
+  TILEC_TMA_ASM("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
 
 /// Encodes a tiled tensor map of a row-major tensor at Base: Rank dims

@@ -33,6 +33,8 @@ bool hasSideEffects(const Operation &Op) {
   case OpKind::GridDependency:
   case OpKind::ScheduleAfter:
   case OpKind::TmaLoad:
+  case OpKind::BulkReduce:
+  case OpKind::BulkWait:
   case OpKind::SetMaxNReg:
   case OpKind::Atomic:
   case OpKind::Barrier:

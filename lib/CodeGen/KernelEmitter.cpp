@@ -294,6 +294,12 @@ void KernelEmitter::emitOp(const Operation &Op) {
     return emitCpAsync(Op);
   case OpKind::TmaLoad:
     return emitTmaLoad(Op);
+  case OpKind::BulkReduce:
+    return W.line(fmt::format("tilec::bulkReduceAdd({}, {}, {});",
+                              address(Op, 0), address(Op, 1),
+                              *Op.getIntAttr("bytes")));
+  case OpKind::BulkWait:
+    return W.line("tilec::bulkWaitRead();");
   case OpKind::CpAsyncCommit:
     return W.line("tilec::cpAsyncCommit();");
   case OpKind::CpAsyncWait:

@@ -178,6 +178,10 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
     Mark(Op.getOperand(0), false, true, Bytes(0));
     return Mark(Op.getGroup(1)[0], true, false, Bytes(1));
   }
+  case OpKind::BulkReduce:
+    // The engine's 16-byte alignment.
+    Mark(Op.getOperand(0), true, true, 16);
+    return Mark(Op.getGroup(1)[0], true, false, 16);
   case OpKind::CpAsync: {
     unsigned Bytes = *Op.getIntAttr("bytes");
     Mark(Op.getOperand(0), false, true, Bytes);

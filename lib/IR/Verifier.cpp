@@ -330,6 +330,10 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkMBarrierUse(Op);
   case OpKind::TmaLoad:
     return checkTmaLoad(Op);
+  case OpKind::BulkReduce:
+    return checkBulkReduce(Op);
+  case OpKind::BulkWait:
+    return checkBulkWait(Op);
   case OpKind::SetMaxNReg:
     return checkSetMaxNReg(Op);
   case OpKind::GridDependency:

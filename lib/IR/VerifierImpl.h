@@ -108,6 +108,8 @@ private:
   bool checkMBarrierInit(const Operation &Op);
   bool checkMBarrierUse(const Operation &Op);
   bool checkTmaLoad(const Operation &Op);
+  bool checkBulkReduce(const Operation &Op);
+  bool checkBulkWait(const Operation &Op);
   bool checkSetMaxNReg(const Operation &Op);
   bool checkGridDependency(const Operation &Op);
   bool checkMBarrierBuffer(const Operation &Op, const Value *Buf);

@@ -404,6 +404,38 @@ bool Verifier::checkTmaLoad(const Operation &Op) {
   return checkInKernel(Op);
 }
 
+/// bulk_reduce %dst[..], %src[..] {kind = "add", bytes = N}: N bytes of
+/// float32 from shared memory added into global memory by the bulk copy
+/// engine; N a positive multiple of 16.
+bool Verifier::checkBulkReduce(const Operation &Op) {
+  if (Op.getNumGroups() != 2)
+    return fail(Op, "expects operands %dst[...], %src[...]");
+  if (!checkAccessIn(Op, 0, Scope::Global, "destination") ||
+      !checkAccessIn(Op, 1, Scope::Shared, "source"))
+    return false;
+  if (Op.getOperand(0)->getType().getDType() != DType::Float32 ||
+      Op.getGroup(1)[0]->getType().getDType() != DType::Float32)
+    return fail(Op, "source and destination must be float32");
+  if (Op.getStringAttr("kind") != "add")
+    return fail(Op, "requires attribute 'kind' = \"add\"");
+  int64_t Bytes = Op.getIntAttr("bytes").value_or(0);
+  if (Bytes < 16 || Bytes % 16 != 0)
+    return fail(Op, "requires attribute 'bytes', a positive multiple of 16");
+  return checkInKernel(Op);
+}
+
+/// bulk_wait %src, ..: whole shared buffers the executing thread's bulk
+/// reductions read.
+bool Verifier::checkBulkWait(const Operation &Op) {
+  if (Op.getNumOperands() == 0)
+    return fail(Op, "expects the shared buffers it waits for");
+  for (const Value *Buf : Op.getOperands())
+    if (!Buf->getType().isBuffer() ||
+        Buf->getType().getScope() != Scope::Shared)
+      return fail(Op, "operands must be whole shared buffers");
+  return checkInKernel(Op);
+}
+
 /// set_max_nreg {regs = N, inc = true|false}: N a multiple of 8 in
 /// [24, 256].
 /// schedule_after %v: %v is an f32 or i32 scalar.

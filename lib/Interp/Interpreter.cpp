@@ -743,6 +743,10 @@ void Machine::exec(const Operation &Op, Mask &M) {
     return requireWholeWarps(Op, M, 128);
   case OpKind::TmaLoad:
     return execTmaLoad(Op, M);
+  case OpKind::BulkReduce:
+    return execBulkReduce(Op, M);
+  case OpKind::BulkWait:
+    return;
   case OpKind::FenceProxyAsync:
     return;
   case OpKind::GridDependency:

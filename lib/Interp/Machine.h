@@ -77,6 +77,7 @@ public:
 
   // Tma.cpp
   void execTmaLoad(const ir::Operation &Op, const Mask &M);
+  void execBulkReduce(const ir::Operation &Op, const Mask &M);
 
   // Interpreter.cpp
   /// Completes the phase of mbarrier \p I of \p B when every arrival and

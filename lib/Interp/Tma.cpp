@@ -10,6 +10,9 @@
 // consumer warpgroup that waits on it runs again once the producer has
 // issued its loads (Scheduler.h).
 //
+// bulk_reduce adds its shared row into global memory when it is issued;
+// bulk_wait then has nothing left to wait for.
+//
 //===----------------------------------------------------------------------===//
 #include "Machine.h"
 #include "tilec/Interp/Numerics.h"
@@ -97,5 +100,21 @@ void Machine::execTmaLoad(const Operation &Op, const Mask &M) {
     Bars.BarTx[I] -=
         int64_t(Geo.DstOffsets.size()) * Geo.Rows * Geo.Cols * ElemBytes;
     tryCompletePhase(Bars, I);
+  }
+}
+
+void Machine::execBulkReduce(const Operation &Op, const Mask &M) {
+  int64_t Lanes = *Op.getIntAttr("bytes") / 4;
+  for (int64_t T = 0; T < NumThreads; ++T) {
+    if (!M[T])
+      continue;
+    for (int64_t L = 0; L < Lanes; ++L) {
+      ElemRef S = elem(Op, 1, T, L), D = elem(Op, 0, T, L);
+      checkRead(Op, S, T);
+      double Sum = toDouble(D.Buf->Elem, D.Buf->Data[D.Flat]) +
+                   toDouble(S.Buf->Elem, S.Buf->Data[S.Flat]);
+      noteWrite(D, T);
+      D.Buf->Data[D.Flat] = fromDouble(D.Buf->Elem, Sum);
+    }
   }
 }

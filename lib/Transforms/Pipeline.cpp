@@ -19,6 +19,7 @@
 #include "Hopper/DeferWgmmaWaits.h"
 #include "Hopper/DependentLaunch.h"
 #include "Hopper/InsertProxyFences.h"
+#include "Hopper/LowerBulkReduce.h"
 #include "Hopper/LowerTma.h"
 #include "Hopper/LowerWgmma.h"
 #include "Hopper/OverlapWgmma.h"
@@ -79,6 +80,7 @@ void tilec::registerAllPasses() {
   registerPass("wgmma-layout", createWgmmaLayoutPass);
   registerPass("lower-wgmma", createLowerWgmmaPass);
   registerPass("lower-tma", createLowerTmaPass);
+  registerPass("lower-bulk-reduce", createLowerBulkReducePass);
   registerPass("overlap-wgmma", createOverlapWgmmaPass);
   registerPass("overlap-wgmma-pair", createOverlapWgmmaPairPass);
   registerPass("defer-wgmma-waits", createDeferWgmmaWaitsPass);
@@ -118,6 +120,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // A mask preloaded by a parallel loop inside a loop (attention's causal
   // or ragged-key mask) is skipped on the blocks where it holds everywhere.
   PM.addPass(createUnswitchMasksPass());
+  // Hopper: atomic additions of shared float32 tiles into global tensors
+  // become the bulk copy engine's reductions, one per row.
+  if (Hopper && Tgt.Tma)
+    PM.addPass(createLowerBulkReducePass());
   // CUDA-core lowering: tile copies become parallel loops, every fragment
   // and loop gets a layout, loops are bound to threads (and vectorized),
   // fragments become per-thread registers.

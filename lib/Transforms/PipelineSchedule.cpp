@@ -41,6 +41,7 @@ bool tilec::groupIsWritten(const Operation &Op, unsigned G) {
   switch (Op.getKind()) {
   case OpKind::Load:
   case OpKind::AnnotateLayout:
+  case OpKind::BulkWait:
     return false;
   case OpKind::Store:
   case OpKind::Copy:
@@ -57,6 +58,7 @@ bool tilec::groupIsWritten(const Operation &Op, unsigned G) {
   case OpKind::Mfma:
   case OpKind::Wgmma:
   case OpKind::TmaLoad:
+  case OpKind::BulkReduce:
     return G == 0;
   default:
     return true;

@@ -19,6 +19,8 @@ bool synchronizes(const Operation &Op) {
   case OpKind::MBarrierWait:
   case OpKind::MBarrierExpectTx:
   case OpKind::TmaLoad:
+  case OpKind::BulkReduce:
+  case OpKind::BulkWait:
   case OpKind::FenceProxyAsync:
   case OpKind::CpAsyncWait:
   case OpKind::ScheduleAfter:
@@ -100,6 +102,12 @@ private:
   Operation &Parent;
   llvm::SmallPtrSet<const Value *, 4> Regs;
   llvm::SmallPtrSet<const Value *, 4> Written;
+  /// The group's shared operands.
+  llvm::SmallPtrSet<const Value *, 4> Operands;
+  /// Whether the block writes one of them other than through TMA: only
+  /// then can a barrier between the group and its wait let other threads
+  /// overwrite what it still reads.
+  bool ReadsWritten = false;
 
   /// The wait directly follows its commit, and the run back to the fence
   /// holds only this group's wgmmas.
@@ -113,6 +121,12 @@ private:
     for (const Value *V : Wait.getOperands())
       Regs.insert(V);
     for (Operation *Op = Commit->getPrevNode(); Op; Op = Op->getPrevNode()) {
+      Op->walk([&](Operation &Inner) {
+        if (Inner.is(OpKind::Wgmma))
+          for (unsigned G = 1; G != Inner.getNumGroups(); ++G)
+            if (isSharedBuffer(Inner.getGroup(G)[0]))
+              Operands.insert(Inner.getGroup(G)[0]);
+      });
       if (Op->is(OpKind::WgmmaFence))
         return llvm::all_of(Op->getOperands(),
                             [&](const Value *V) { return Regs.count(V); });
@@ -139,13 +153,17 @@ private:
           Written.insert(Group[0]);
       }
     });
+    ReadsWritten = llvm::any_of(
+        Operands, [&](const Value *V) { return Written.count(V) != 0; });
   }
 
-  /// \p Op neither touches the group's registers nor synchronizes, and
-  /// insert-barriers cannot put a barrier before it (which would let other
-  /// threads write what the group still reads): it writes no shared
-  /// memory other than through TMA, and reads no shared buffer the block
-  /// writes so. A wgmma op outside another group's run is left alone too.
+  /// \p Op neither touches the group's registers nor synchronizes, and,
+  /// when the group reads a shared buffer the block writes other than
+  /// through TMA, insert-barriers cannot put a barrier before it (which
+  /// would let other threads write what the group still reads): it writes
+  /// no shared memory other than through TMA, and reads no shared buffer
+  /// the block writes so. A wgmma op outside another group's run is left
+  /// alone too.
   bool passable(Operation &Op, bool InGroup) {
     bool Ok = true;
     Op.walk([&](Operation &Inner) {
@@ -158,7 +176,7 @@ private:
         Ok = false;
       for (unsigned G = 0; G != Inner.getNumGroups(); ++G) {
         llvm::ArrayRef<Value *> Group = Inner.getGroup(G);
-        if (!Group.empty() && isSharedBuffer(Group[0]))
+        if (ReadsWritten && !Group.empty() && isSharedBuffer(Group[0]))
           Ok &= !writesGroup(Inner, G) && !Written.count(Group[0]);
       }
     });

@@ -25,7 +25,11 @@
 //   - are no place for a barrier of insert-barriers, which assumes that a
 //     wgmma's reads end before the next barrier: they write no shared
 //     memory (other than by TMA, which the mbarriers order) and read no
-//     shared buffer that an op of the block writes so.
+//     shared buffer that an op of the block writes so. This matters only
+//     when the group reads such a buffer itself: a group whose shared
+//     operands only TMA writes (attention backward's dV += P dO and
+//     dK += dS Q read the Q and dO stages) passes the barrier that
+//     publishes dS to the next gemm.
 //   It stops before the first op that breaks this (before the fence when
 //   that op is inside another group). A wait it meets that completes the
 //   group too (`pending` no larger than the groups issued since) absorbs

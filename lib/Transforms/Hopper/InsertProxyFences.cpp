@@ -28,6 +28,8 @@ class KernelProxyFences {
 public:
   explicit KernelProxyFences(Operation &Kernel) {
     Kernel.walk([&](Operation &Op) {
+      if (Op.is(OpKind::BulkReduce))
+        Operands.insert(Op.getGroup(1)[0]);
       if (!Op.is(OpKind::Wgmma))
         return;
       for (unsigned G = 1; G != 3; ++G)
@@ -41,11 +43,13 @@ public:
   }
 
 private:
+  /// The shared buffers the async proxy reads: wgmma operands and
+  /// bulk_reduce sources.
   llvm::SmallPtrSet<const Value *, 8> Operands;
   llvm::SmallPtrSet<const Operation *, 8> Fenced;
 
-  /// A generic write of a wgmma operand (the first group of a store,
-  /// vcopy, cp_async or element atomic is its destination).
+  /// A generic write of a wgmma operand or bulk_reduce source (the first group
+  /// of a store, vcopy, cp_async or element atomic is its destination).
   bool writesOperand(const Operation &Op) const {
     if (Op.is(OpKind::Store))
       return Operands.count(Op.getGroup(1)[0]);
@@ -115,7 +119,8 @@ private:
     // Block and named barriers, and mbarrier arrivals (a role handing its
     // tiles to another), publish the writes before them.
     bool Publishes = Op.is(OpKind::Barrier) || Op.is(OpKind::MBarrierArrive);
-    if ((Publishes || Op.is(OpKind::Wgmma)) && S.Unfenced) {
+    bool AsyncRead = Op.is(OpKind::Wgmma) || Op.is(OpKind::BulkReduce);
+    if ((Publishes || AsyncRead) && S.Unfenced) {
       fenceBefore(Op);
       S.Unfenced = false;
     }

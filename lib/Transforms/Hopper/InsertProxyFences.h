@@ -1,6 +1,7 @@
 //===- InsertProxyFences.h - Generic writes before wgmma reads --*- C++ -*-===//
 //
-// wgmma reads its shared operands through the async proxy; the threads
+// wgmma reads its shared operands through the async proxy, as bulk_reduce
+// reads its source (lower-bulk-reduce); the threads
 // write them through the generic proxy (stores, vcopies, cp.async). The
 // PTX memory model orders the two only across a proxy fence: each writing
 // thread must run `fence.proxy.async.shared::cta` after its writes are
@@ -21,9 +22,10 @@
 //   after them, next to its wgmmas. Loops are walked twice, so that a write at
 //   the end of an iteration fences the barrier at the start of the next; both
 //   branches of an `if` are walked from the same state.
-// Guarantees: every path from a generic write of a wgmma operand to a
-//   wgmma that may read it crosses a fence_proxy_async placed after the
-//   write's completion in the writing thread.
+// Guarantees: every path from a generic write of a wgmma operand (or a
+//   bulk_reduce source, treated alike) to a wgmma (bulk_reduce) that may
+//   read it crosses a fence_proxy_async placed after the write's
+//   completion in the writing thread.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TRANSFORMS_HOPPER_INSERTPROXYFENCES_H
