@@ -40,6 +40,8 @@
  *   bulkReduceAdd, bulkWaitRead
  *                        bulk reductions of shared float32 rows into global
  *                        memory (sm_90) and the wait for their reads.
+ *   stmatrix             stmatrix .x1/.x2/.x4 (sm_90): a warp's 8x8 matrices
+ *                        of 16-bit pairs from registers to shared rows.
  *   wgmmaDescriptor, wgmmaFence, wgmmaCommit, wgmmaWait,
  *   wgmmaFenceOperands, fenceProxyAsync, setMaxNRegInc, setMaxNRegDec,
  *   scheduleAfter
@@ -452,6 +454,33 @@ __device__ inline void ldmatrix(void *Dst, const void *Smem) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
                  : "=r"(R[0])
                  : "r"(Addr));
+}
+
+/// stmatrix .x1/.x2/.x4 (sm_90): Count 32-bit registers of 16-bit pairs
+/// from Src; this lane addresses row Lane % 8 of matrix Lane / 8.
+template <int Count>
+__device__ inline void stmatrix(void *Smem, const void *Src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned *R = reinterpret_cast<const unsigned *>(Src);
+  unsigned Addr = smemAddress(Smem);
+  if (Count == 4)
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 "
+                 "[%0], {%1, %2, %3, %4};\n" ::"r"(Addr),
+                 "r"(R[0]), "r"(R[1]), "r"(R[2]), "r"(R[3])
+                 : "memory");
+  else if (Count == 2)
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 "
+                 "[%0], {%1, %2};\n" ::"r"(Addr),
+                 "r"(R[0]), "r"(R[1])
+                 : "memory");
+  else
+    asm volatile(
+        "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};\n" ::"r"(Addr),
+        "r"(R[0])
+        : "memory");
+#else
+  __trap();
+#endif
 }
 
 /// The A and B operand list of an mma: four and two 32-bit registers.

@@ -23,6 +23,7 @@ bool hasSideEffects(const Operation &Op) {
   case OpKind::CpAsyncCommit:
   case OpKind::CpAsyncWait:
   case OpKind::Ldmatrix:
+  case OpKind::Stmatrix:
   case OpKind::Mma:
   case OpKind::Mfma:
   case OpKind::Wgmma:

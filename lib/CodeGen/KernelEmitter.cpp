@@ -127,6 +127,7 @@ private:
   void emitCpAsync(const Operation &Op);
   void emitTmaLoad(const Operation &Op);
   void emitLdmatrix(const Operation &Op);
+  void emitStmatrix(const Operation &Op);
   void emitMma(const Operation &Op);
   void emitMfma(const Operation &Op);
   void emitWgmma(const Operation &Op);
@@ -307,6 +308,8 @@ void KernelEmitter::emitOp(const Operation &Op) {
         fmt::format("tilec::cpAsyncWait<{}>();", *Op.getIntAttr("pending")));
   case OpKind::Ldmatrix:
     return emitLdmatrix(Op);
+  case OpKind::Stmatrix:
+    return emitStmatrix(Op);
   case OpKind::Mma:
     return emitMma(Op);
   case OpKind::Mfma:
@@ -579,6 +582,11 @@ void KernelEmitter::emitLdmatrix(const Operation &Op) {
   W.line(fmt::format("tilec::ldmatrix<{}, {}>({}, {});",
                      *Op.getIntAttr("count"),
                      Op.getBoolAttr("trans").value_or(false) ? "true" : "false",
+                     address(Op, 0), address(Op, 1)));
+}
+
+void KernelEmitter::emitStmatrix(const Operation &Op) {
+  W.line(fmt::format("tilec::stmatrix<{}>({}, {});", *Op.getIntAttr("count"),
                      address(Op, 0), address(Op, 1)));
 }
 

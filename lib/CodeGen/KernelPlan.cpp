@@ -208,6 +208,9 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
   case OpKind::Ldmatrix:
     Mark(Op.getOperand(0), false, true, 16);
     return Mark(Op.getGroup(1)[0], true, false, 16);
+  case OpKind::Stmatrix:
+    Mark(Op.getOperand(0), false, true, 16);
+    return Mark(Op.getGroup(1)[0], true, false, 16);
   case OpKind::Wgmma:
     K.Wgmma = true;
     // The accumulators (and an A fragment) are passed as 32-bit words.

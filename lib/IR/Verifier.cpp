@@ -310,6 +310,8 @@ bool Verifier::checkOp(const Operation &Op) {
     return checkCpAsyncWait(Op);
   case OpKind::Ldmatrix:
     return checkLdmatrix(Op);
+  case OpKind::Stmatrix:
+    return checkStmatrix(Op);
   case OpKind::Mma:
     return checkMma(Op);
   case OpKind::Mfma:

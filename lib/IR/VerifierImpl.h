@@ -97,6 +97,7 @@ private:
   bool checkCpAsync(const Operation &Op);
   bool checkCpAsyncWait(const Operation &Op);
   bool checkLdmatrix(const Operation &Op);
+  bool checkStmatrix(const Operation &Op);
   bool checkRegisterMatrixOp(const Operation &Op, llvm::StringRef Attr,
                              llvm::StringRef What,
                              bool (*TypesMatch)(llvm::StringRef, DType, DType));

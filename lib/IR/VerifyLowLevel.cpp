@@ -206,6 +206,23 @@ bool Verifier::checkLdmatrix(const Operation &Op) {
   return checkInKernel(Op);
 }
 
+/// stmatrix %dst[..], %src[off] {count = 1|2|4}: count 8x8 matrices of
+/// 16-bit elements from registers into shared rows of 16 bytes.
+bool Verifier::checkStmatrix(const Operation &Op) {
+  if (Op.getNumGroups() != 2)
+    return fail(Op, "expects operands %dst[...], %src[offset]");
+  if (!checkAccessIn(Op, 0, Scope::Shared, "destination") ||
+      !checkRegisterGroup(Op, 1, "source"))
+    return false;
+  if (bitWidth(Op.getGroup(0)[0]->getType().getDType()) != 16 ||
+      bitWidth(Op.getGroup(1)[0]->getType().getDType()) != 16)
+    return fail(Op, "moves 16-bit elements only");
+  int64_t Count = Op.getIntAttr("count").value_or(0);
+  if (Count != 1 && Count != 2 && Count != 4)
+    return fail(Op, "requires attribute 'count' of 1, 2 or 4");
+  return checkInKernel(Op);
+}
+
 /// The operand types one mma shape accepts.
 static bool mmaTypesMatch(StringRef Shape, DType AB, DType D) {
   if (Shape == "m16n8k16")

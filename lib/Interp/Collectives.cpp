@@ -80,6 +80,25 @@ void Machine::execLdmatrix(const Operation &Op, const Mask &M) {
   }
 }
 
+void Machine::execStmatrix(const Operation &Op, const Mask &M) {
+  requireWholeWarps(Op, M, 32);
+  int64_t Count = *Op.getIntAttr("count");
+  for (int64_t Base = 0; Base < NumThreads; Base += 32) {
+    if (!M[Base])
+      continue;
+    // Row R of matrix J goes to the 16 bytes lane 8 J + R addresses; its
+    // element E is element E % 2 of register J of lane 4 R + E / 2.
+    for (int64_t J = 0; J < Count; ++J)
+      for (int64_t R = 0; R < 8; ++R)
+        for (int64_t E = 0; E < 8; ++E) {
+          ElemRef S = elem(Op, 1, Base + 4 * R + E / 2, 2 * J + E % 2);
+          ElemRef D = elem(Op, 0, Base + 8 * J + R, E);
+          noteWrite(D, Base + 8 * J + R);
+          D.Buf->Data[D.Flat] = S.Buf->Data[S.Flat];
+        }
+  }
+}
+
 namespace {
 
 /// Where element I of lane L's fragment sits in the operand's matrix.

@@ -756,6 +756,8 @@ void Machine::exec(const Operation &Op, Mask &M) {
     return execShfl(Op, M);
   case OpKind::Ldmatrix:
     return execLdmatrix(Op, M);
+  case OpKind::Stmatrix:
+    return execStmatrix(Op, M);
   case OpKind::Mma:
     return execMma(Op, M);
   case OpKind::Mfma:

@@ -71,6 +71,7 @@ public:
   // Collectives.cpp
   void execShfl(const ir::Operation &Op, const Mask &M);
   void execLdmatrix(const ir::Operation &Op, const Mask &M);
+  void execStmatrix(const ir::Operation &Op, const Mask &M);
   void execMma(const ir::Operation &Op, const Mask &M);
   void execMfma(const ir::Operation &Op, const Mask &M);
   void execWgmma(const ir::Operation &Op, const Mask &M);

@@ -114,7 +114,8 @@ namespace {
 bool isElementAccess(const Operation &Op) {
   return Op.is(OpKind::Load) || Op.is(OpKind::Store) || Op.is(OpKind::VCopy) ||
          Op.is(OpKind::CpAsync) || Op.is(OpKind::Ldmatrix) ||
-         Op.is(OpKind::Wgmma) || Op.is(OpKind::TmaLoad) ||
+         Op.is(OpKind::Stmatrix) || Op.is(OpKind::Wgmma) ||
+         Op.is(OpKind::TmaLoad) ||
          (Op.is(OpKind::Atomic) &&
           (!Op.getGroup(1).front()->getType().isBuffer() ||
            Op.hasAttr("lanes")));
@@ -123,7 +124,7 @@ bool isElementAccess(const Operation &Op) {
 /// Elements one vcopy, cp_async or ldmatrix row (16 bytes) moves.
 int64_t copiedElements(const Operation &Op, const Value *Buf) {
   unsigned Bits = bitWidth(Buf->getType().getDType());
-  if (Op.is(OpKind::Ldmatrix))
+  if (Op.is(OpKind::Ldmatrix) || Op.is(OpKind::Stmatrix))
     return std::max<int64_t>(1, 128 / Bits);
   if (!Op.is(OpKind::CpAsync))
     return Op.getIntAttr("lanes").value_or(1);
@@ -242,7 +243,8 @@ private:
     };
     for (const Use &U : Buf->getUses())
       if ((U.User->is(OpKind::VCopy) || U.User->is(OpKind::CpAsync) ||
-           U.User->is(OpKind::Ldmatrix) || U.User->hasAttr("lanes")) &&
+           U.User->is(OpKind::Ldmatrix) || U.User->is(OpKind::Stmatrix) ||
+           U.User->hasAttr("lanes")) &&
           !KeepsRuns(copiedElements(*U.User, Buf))) {
         Diags.report(U.User->getLoc(), diag::err_lowering_unsupported)
             << "this vector copy of '" + Buf->getNameHint().str() + "'"

@@ -158,6 +158,12 @@ std::vector<SharedAccess> banks::sharedAccessesOf(const Operation &Op,
   case OpKind::CpAsync:
     Add(0, Op.getIntAttr("bytes").value_or(16), WarpSize, "write");
     break;
+  case OpKind::Stmatrix:
+    Add(0, 16,
+        8 * unsigned(
+                std::clamp<int64_t>(Op.getIntAttr("count").value_or(4), 1, 4)),
+        "write");
+    break;
   case OpKind::Ldmatrix:
     Add(1, 16,
         8 * unsigned(

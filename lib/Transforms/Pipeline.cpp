@@ -20,12 +20,14 @@
 #include "Hopper/DependentLaunch.h"
 #include "Hopper/InsertProxyFences.h"
 #include "Hopper/LowerBulkReduce.h"
+#include "Hopper/LowerStmatrix.h"
 #include "Hopper/LowerTma.h"
 #include "Hopper/LowerWgmma.h"
 #include "Hopper/OverlapWgmma.h"
 #include "Hopper/OverlapWgmmaPair.h"
 #include "Hopper/PersistentTiles.h"
 #include "Hopper/PingPongWarpgroups.h"
+#include "Hopper/StageEpilogue.h"
 #include "Hopper/WgmmaLayout.h"
 #include "InferCopyExtents.h"
 #include "InsertBarriers.h"
@@ -55,6 +57,7 @@ void tilec::registerAllPasses() {
   registerPass("fuse-parallel", createFuseParallelPass);
   registerPass("copy-extent", createInferCopyExtentsPass);
   registerPass("check-target", createCheckTargetPass);
+  registerPass("stage-epilogue", createStageEpiloguePass);
   registerPass("expand-tile-ops", createExpandTileOpsPass);
   registerPass("gemm-layout", createGemmLayoutPass);
   registerPass("swizzle-staging", createSwizzleStagingPass);
@@ -71,6 +74,7 @@ void tilec::registerAllPasses() {
   registerPass("heavy-blocks-first", createHeavyBlocksFirstPass);
   registerPass("rasterize", createRasterizePass);
   registerPass("unswitch-masks", createUnswitchMasksPass);
+  registerPass("lower-stmatrix", createLowerStmatrixPass);
   registerPass("lower-pipelined", createLowerPipelinedPass);
   registerPass("plan-shared-memory", createPlanSharedMemoryPass);
   registerPass("insert-barriers", createInsertBarriersPass);
@@ -124,6 +128,12 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // become the bulk copy engine's reductions, one per row.
   if (Hopper && Tgt.Tma)
     PM.addPass(createLowerBulkReducePass());
+  // Hopper: an accumulator copied to a 16-bit global tensor goes through
+  // a shared tile, so that the stores to global memory are 16-byte runs.
+  // Not with --persistent: persistent-tiles needs consumers that touch
+  // shared memory only in their loop.
+  if (Hopper && Tgt.EpilogueStaging && !Tgt.Persistent)
+    PM.addPass(createStageEpiloguePass());
   // CUDA-core lowering: tile copies become parallel loops, every fragment
   // and loop gets a layout, loops are bound to threads (and vectorized),
   // fragments become per-thread registers.
@@ -173,6 +183,10 @@ void tilec::buildDefaultPipeline(PassManager &PM, const Target &Tgt,
   // User-written vectorized/unrolled loops of element moves become 16-byte
   // vcopies where contiguity and alignment allow.
   PM.addPass(createVectorizeLoopsPass());
+  // Hopper: accumulator pairs stored into a 16-bit shared tile (an
+  // epilogue's staging tile) go four 8x8 matrices per stmatrix.
+  if (Hopper && Tgt.Stmatrix)
+    PM.addPass(createLowerStmatrixPass());
   // T.Pipelined: global->shared copies are issued num_stages - 1
   // iterations ahead (cp.async) into num_stages shared buffers.
   PM.addPass(createLowerPipelinedPass());

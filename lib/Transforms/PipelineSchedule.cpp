@@ -54,6 +54,7 @@ bool tilec::groupIsWritten(const Operation &Op, unsigned G) {
   case OpKind::CpAsync:
   case OpKind::Atomic:
   case OpKind::Ldmatrix:
+  case OpKind::Stmatrix:
   case OpKind::Mma:
   case OpKind::Mfma:
   case OpKind::Wgmma:

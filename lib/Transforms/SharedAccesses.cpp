@@ -53,8 +53,12 @@ AccessSet tilec::accessesOf(Operation &Op) {
   if (Op.is(OpKind::AnnotateLayout) || isMBarrierOp(Op) ||
       Op.is(OpKind::TmaLoad))
     return Result;
+  // A stmatrix counts as the 16-byte row write of the lane that addresses
+  // the row: the instruction is one warp's, and the rows of different
+  // lanes (and of different stmatrix) do not overlap.
   bool ElementOp = Op.is(OpKind::Load) || Op.is(OpKind::Store) ||
                    Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
+                   Op.is(OpKind::Stmatrix) ||
                    (Op.is(OpKind::Atomic) && !Op.hasAttr("extent"));
   int64_t Lanes = Op.is(OpKind::VCopy) || Op.is(OpKind::Atomic)
                       ? Op.getIntAttr("lanes").value_or(1)
@@ -62,6 +66,8 @@ AccessSet tilec::accessesOf(Operation &Op) {
   if (Op.is(OpKind::CpAsync))
     Lanes = Op.getIntAttr("bytes").value_or(1) * 8 /
             std::max(1u, bitWidth(Op.getGroup(0)[0]->getType().getDType()));
+  if (Op.is(OpKind::Stmatrix))
+    Lanes = 8;
   for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
     llvm::ArrayRef<Value *> Group = Op.getGroup(G);
     if (!isSharedBuffer(Group[0]))

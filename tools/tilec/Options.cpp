@@ -139,6 +139,12 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_flag("!--no-staging-swizzle", Opts.StagingSwizzle,
                "Keep the plain row-major layout of the shared tiles a "
                "tensor-core accumulator is copied into (no swizzle-staging)");
+  App.add_flag("!--no-epilogue-staging", Opts.EpilogueStaging,
+               "sm_90: copy accumulators to global memory straight from "
+               "registers, not through a shared tile (no stage-epilogue)");
+  App.add_flag("!--no-stmatrix", Opts.Stmatrix,
+               "sm_90: store accumulators into shared tiles pair by pair, "
+               "not with stmatrix (no lower-stmatrix)");
   App.add_flag("!--no-defer-wgmma-waits", Opts.DeferWgmmaWaits,
                "sm_90: wait for each gemm's wgmmas right after issuing them, "
                "not at the first use of their results");

@@ -31,6 +31,8 @@ struct DriverOptions {
   bool WarpSpecialize = true;
   bool PingPong = false;
   bool StagingSwizzle = true;
+  bool EpilogueStaging = true;
+  bool Stmatrix = true;
   bool DeferWgmmaWaits = true;
   bool DependentLaunch = true;
   bool Persistent = false;

@@ -260,6 +260,8 @@ int runDriver(const DriverOptions &Opts) {
   Tgt->WarpSpecialize = Tgt->WarpSpecialize && Tgt->Tma && Opts.WarpSpecialize;
   Tgt->PingPong = Tgt->WarpSpecialize && Opts.PingPong;
   Tgt->StagingSwizzle = Opts.StagingSwizzle;
+  Tgt->EpilogueStaging = Tgt->Wgmma && Opts.EpilogueStaging;
+  Tgt->Stmatrix = Tgt->Wgmma && Opts.Stmatrix;
   Tgt->DeferWgmmaWaits = Tgt->Wgmma && Opts.DeferWgmmaWaits;
   Tgt->DependentLaunch = Tgt->DependentLaunch && Opts.DependentLaunch;
   Tgt->Persistent = Tgt->WarpSpecialize && Opts.Persistent;

@@ -68,6 +68,12 @@ struct Target {
   /// The shared tiles a tensor-core accumulator is copied into get the XOR
   /// swizzle (swizzle-staging); off: --no-staging-swizzle.
   bool StagingSwizzle = true;
+  /// sm_90: accumulators copied to 16-bit global tensors go through a
+  /// shared tile (stage-epilogue); off: --no-epilogue-staging.
+  bool EpilogueStaging = false;
+  /// sm_90: accumulator pairs stored into 16-bit shared tiles go as
+  /// stmatrix (lower-stmatrix); off: --no-stmatrix.
+  bool Stmatrix = false;
   /// A wgmma group's wait moves down to the group's first use, so that the
   /// independent gemms in between are issued while it runs
   /// (defer-wgmma-waits); off: --no-defer-wgmma-waits.

@@ -54,7 +54,8 @@ private:
     if (Op.is(OpKind::Store))
       return Operands.count(Op.getGroup(1)[0]);
     if (Op.is(OpKind::VCopy) || Op.is(OpKind::CpAsync) ||
-        Op.is(OpKind::Atomic) || Op.is(OpKind::CallExtern))
+        Op.is(OpKind::Stmatrix) || Op.is(OpKind::Atomic) ||
+        Op.is(OpKind::CallExtern))
       for (unsigned G = 0; G != Op.getNumGroups(); ++G)
         if (Operands.count(Op.getGroup(G)[0]) &&
             (G == 0 || Op.is(OpKind::CallExtern)))
