@@ -43,8 +43,8 @@
 //   all be issued ahead (PipelineSchedule.h) are left as they were.
 // Guarantees: each tma_load it creates is the head of a producer item of
 //   its pipelined loop, or before that loop in its block with its tile
-//   read in the loop and accessed nowhere else; the copied elements, out-of-bounds zeros
-//   included, are the ones the replaced loop stored.
+//   read in the loop and accessed nowhere else; the copied elements,
+//   out-of-bounds zeros included, are the ones the replaced loop stored.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TRANSFORMS_HOPPER_LOWERTMA_H
