@@ -151,6 +151,9 @@ private:
   llvm::SmallSetVector<Value *, 4> Staged;
   /// TMA pipelines: the mbarrier arrays and the block's thread count.
   Value *Full = nullptr, *Empty = nullptr;
+  /// Copies before the loop that the ring issues first, and their mbarrier.
+  std::vector<Operation *> PrologueLoads;
+  Value *Pre = nullptr;
   int64_t NumThreads = 1;
   /// The wgmma_wait {0} after a loop whose group stays in flight.
   Operation *DrainWait = nullptr;
@@ -516,11 +519,20 @@ private:
   /// barrier runs in the loop.
   void emitTmaPipeline() {
     auto Uses = consumerUses();
+    collectPrologueLoads();
     std::vector<Operation *> Consumer;
     Value *Leader = nullptr;
     int64_t Threads = setUpRing(Consumer, Leader);
     Builder B;
     B.setLoc(Loop.getLoc());
+    if (Pre) {
+      B.setInsertionPoint(&Loop);
+      Value *Zero = B.createConstInt(0);
+      Operation *Wait =
+          B.create(OpKind::MBarrierWait, {Pre, Zero, Zero}, {2, 1}, {});
+      if (Threads)
+        Consumer.insert(llvm::find(Consumer, &Loop), Wait);
+    }
     rewriteConsumerLoop(B, Uses, Leader);
     if (Threads)
       splitRoles(*Loop.getParentOfKind(OpKind::Kernel), Threads, Consumer);
@@ -552,8 +564,60 @@ private:
     B.setInsertionPoint(&Loop);
     Leader = leaderCondition(B);
     createBarriers(B, Leader);
+    if (Pre) {
+      Builder Then = B;
+      Then.setInsertionPointToEnd(B.createIf(Leader)->getBody());
+      issuePrologueLoads(Then);
+    }
     emitTmaPrologue(B, Leader);
     return 0;
+  }
+
+  /// The tma_loads lower-tma made of copies before the loop in its block
+  /// (no mbarrier yet, their tile read in the loop): the ring issues them
+  /// first, completing on an mbarrier of their own that the consumers
+  /// wait for before the loop.
+  void collectPrologueLoads() {
+    for (Operation *Op = Loop.getPrevNode(); Op; Op = Op->getPrevNode()) {
+      if (!Op->is(OpKind::TmaLoad) || Op->getNumGroups() > 2)
+        continue;
+      if (llvm::any_of(Op->getOperand(0)->getUses(),
+                       [&](const Use &U) { return Loop.isAncestorOf(U.User); }))
+        PrologueLoads.insert(PrologueLoads.begin(), Op);
+    }
+  }
+
+  /// expect_tx pre[0]; the prologue loads, completing on pre[0]; arrive.
+  void issuePrologueLoads(Builder &B) {
+    int64_t Bytes = 0;
+    for (Operation *Tma : PrologueLoads)
+      Bytes += tmaBytes(*Tma);
+    Value *Zero = B.createConstInt(0);
+    B.create(OpKind::MBarrierExpectTx, {Pre, Zero, B.createConstInt(Bytes)},
+             {2, 1}, {});
+    for (Operation *Tma : PrologueLoads) {
+      Tma->moveToEnd(*B.getInsertionBlock());
+      appendBarrier(*Tma, Pre, Zero);
+    }
+    B.create(OpKind::MBarrierArrive, {Pre, Zero}, {2}, {});
+  }
+
+  static int64_t tmaBytes(const Operation &Tma) {
+    std::vector<int64_t> Box = *Tma.getIntArrayAttr("box");
+    return int64_t(Tma.getIntArrayAttr("dst_offsets")->size()) * Box[0] *
+           Box[1] * bitWidth(Tma.getOperand(0)->getType().getDType()) / 8;
+  }
+
+  /// \p Tma completes on \p Bars[\p Stage].
+  static void appendBarrier(Operation &Tma, Value *Bars, Value *Stage) {
+    std::vector<Value *> Operands(Tma.getOperands().begin(),
+                                  Tma.getOperands().end());
+    std::vector<unsigned> Segments(Tma.getSegments().begin(),
+                                   Tma.getSegments().end());
+    Operands.push_back(Bars);
+    Operands.push_back(Stage);
+    Segments.push_back(2);
+    Tma.setOperands(Operands, Segments);
   }
 
   /// The loop reads its stage once full, then releases a stage (refilled
@@ -620,10 +684,17 @@ private:
     Type T = Type::buffer(Scope::Shared, {Dim(Stages)}, DType::UInt64);
     Full = B.createAlloc(T, "tma_full");
     Empty = B.createAlloc(T, "tma_empty");
-    for (Value *Bars : {Full, Empty})
-      Bars->getDefiningOp()->setAttr("mbarrier", Attribute::boolean(true));
+    if (!PrologueLoads.empty())
+      Pre = B.createAlloc(Type::buffer(Scope::Shared, {Dim(1)}, DType::UInt64),
+                          "tma_pre");
+    for (Value *Bars : {Full, Empty, Pre})
+      if (Bars)
+        Bars->getDefiningOp()->setAttr("mbarrier", Attribute::boolean(true));
     Builder Then = B;
     Then.setInsertionPointToEnd(B.createIf(Leader)->getBody());
+    if (Pre)
+      Then.create(OpKind::MBarrierInit, {Pre}, {1}, {},
+                  {{"counts", Attribute::intArray({1})}});
     Then.create(
         OpKind::MBarrierInit, {Full}, {1}, {},
         {{"counts", Attribute::intArray(std::vector<int64_t>(Stages, 1))}});
@@ -660,25 +731,12 @@ private:
   /// Stage, completing on full[Stage]; the leader's arrival.
   void issueLoads(Builder &B, Value *K, Value *Stage) {
     int64_t Bytes = 0;
-    for (unsigned I : producerItems()) {
-      const Operation &Tma = *PB.Items[I].head();
-      std::vector<int64_t> Box = *Tma.getIntArrayAttr("box");
-      Bytes += int64_t(Tma.getIntArrayAttr("dst_offsets")->size()) * Box[0] *
-               Box[1] * bitWidth(Tma.getOperand(0)->getType().getDType()) / 8;
-    }
+    for (unsigned I : producerItems())
+      Bytes += tmaBytes(*PB.Items[I].head());
     B.create(OpKind::MBarrierExpectTx, {Full, Stage, B.createConstInt(Bytes)},
              {2, 1}, {});
-    for (unsigned I : producerItems()) {
-      Operation *Tma = emitProducer(B, I, K, nullptr, Stage);
-      std::vector<Value *> Operands(Tma->getOperands().begin(),
-                                    Tma->getOperands().end());
-      std::vector<unsigned> Segments(Tma->getSegments().begin(),
-                                     Tma->getSegments().end());
-      Operands.push_back(Full);
-      Operands.push_back(Stage);
-      Segments.push_back(2);
-      Tma->setOperands(Operands, Segments);
-    }
+    for (unsigned I : producerItems())
+      appendBarrier(*emitProducer(B, I, K, nullptr, Stage), Full, Stage);
     B.create(OpKind::MBarrierArrive, {Full, Stage}, {2}, {});
   }
 
@@ -729,7 +787,8 @@ private:
       Own |= Op.is(OpKind::Barrier) || Op.is(OpKind::MBarrierInit) ||
              Op.is(OpKind::SetMaxNReg) ||
              (Op.is(OpKind::If) && Op.hasAttr("thread_range")) ||
-             (Op.is(OpKind::TmaLoad) && !Loop.isAncestorOf(&Op)) ||
+             (Op.is(OpKind::TmaLoad) && !Loop.isAncestorOf(&Op) &&
+              !llvm::is_contained(PrologueLoads, &Op)) ||
              (Op.is(OpKind::For) && &Op != &Loop &&
               Op.getStringAttr("kind") == llvm::StringRef("pipelined"));
     });
@@ -737,6 +796,8 @@ private:
       return 0;
     llvm::SmallPtrSet<Value *, 16> Moved;
     for (Operation &Op : Kernel.getBody()) {
+      if (llvm::is_contained(PrologueLoads, &Op))
+        continue;
       bool Keep = (Op.is(OpKind::Alloc) || isPureScalarOp(Op)) &&
                   llvm::none_of(Op.getOperands(),
                                 [&](Value *V) { return Moved.count(V); });
@@ -748,6 +809,9 @@ private:
     }
     bool ProducerSees = llvm::none_of(Loop.getOperands(),
                                       [&](Value *V) { return Moved.count(V); });
+    for (Operation *Op : PrologueLoads)
+      ProducerSees &= llvm::none_of(Op->getOperands(),
+                                    [&](Value *V) { return Moved.count(V); });
     for (unsigned I : producerItems()) {
       std::vector<Operation *> Ops = PB.Items[I].Prod->Slice;
       Ops.push_back(PB.Items[I].head());
@@ -800,6 +864,8 @@ private:
     B.setInsertionPointToEnd(Producer->getBody());
     B.setInsertionPointToEnd(
         B.createIf(B.createCmp(CmpPred::Eq, Tx, TC))->getBody());
+    if (Pre)
+      issuePrologueLoads(B);
     Operation *Fill = B.createFor(Loop.getOperand(0), Loop.getOperand(1),
                                   Loop.getOperand(2), "serial", "kp");
     B.setInsertionPointToEnd(Fill->getBody());

@@ -48,7 +48,11 @@
 //   index ops becomes the consumers' role block [0, T). The roles are
 //   marked `tma_role = "producer"` / `"consumer"`: the producer does
 //   nothing but load the stages the consumers' loop waits for
-//   (plan-shared-memory relies on it).
+//   (plan-shared-memory relies on it). tma_loads before the loop in its
+//   block without an mbarrier whose tiles the loop reads (lower-tma's
+//   prologue loads) complete on an mbarrier of their own (`tma_pre`),
+//   issued by the loader before the ring's first stage; the consumers wait
+//   for it (parity 0) right before the loop.
 //   Loops without producers, with S = 0, a non-constant step, a
 //   break/continue, or under thread-dependent control flow run serially
 //   (correct, not overlapped).

@@ -119,6 +119,10 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_flag("!--no-tma", Opts.Tma,
                "sm_90: copy T.Pipelined tiles with cp.async and barriers, "
                "not with TMA and mbarrier pipelines");
+  App.add_flag("!--no-tma-prologue-loads", Opts.TmaPrologueLoads,
+               "sm_90: copy the tiles loaded before a TMA pipeline's loop "
+               "(attention's Q) with the block's threads, not with TMA "
+               "issued ahead of the ring's first stages");
   App.add_flag("!--no-warp-specialize", Opts.WarpSpecialize,
                "sm_90: no producer warpgroup for TMA pipelines (the "
                "consumers' first thread issues the loads)");

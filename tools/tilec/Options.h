@@ -28,6 +28,7 @@ struct DriverOptions {
   bool TensorCores = true;
   bool Wgmma = true;
   bool Tma = true;
+  bool TmaPrologueLoads = true;
   bool WarpSpecialize = true;
   bool PingPong = false;
   bool StagingSwizzle = true;

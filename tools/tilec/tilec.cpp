@@ -257,6 +257,7 @@ int runDriver(const DriverOptions &Opts) {
   Tgt->TensorCores = Opts.TensorCores;
   Tgt->Wgmma = Tgt->Wgmma && Opts.Wgmma && Opts.TensorCores;
   Tgt->Tma = Tgt->Tma && Tgt->Wgmma && Opts.Tma;
+  Tgt->TmaPrologueLoads = Tgt->Tma && Opts.TmaPrologueLoads;
   Tgt->WarpSpecialize = Tgt->WarpSpecialize && Tgt->Tma && Opts.WarpSpecialize;
   Tgt->PingPong = Tgt->WarpSpecialize && Opts.PingPong;
   Tgt->StagingSwizzle = Opts.StagingSwizzle;

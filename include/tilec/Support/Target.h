@@ -55,6 +55,11 @@ struct Target {
   /// (cp.async.bulk.tensor) and mbarrier pipelines (sm_90 with wgmma);
   /// off (--no-tma): cp.async.
   bool Tma = false;
+  /// A TMA pipeline's ring also issues, ahead of its first stages, the
+  /// global->shared tile copies before its loop whose tiles only the loop
+  /// reads (attention's Q; lower-tma, lower-pipelined); off
+  /// (--no-tma-prologue-loads): the block copies them itself.
+  bool TmaPrologueLoads = true;
   /// TMA pipelines may get a producer warpgroup of their own (automatic
   /// warp specialization); off (--no-warp-specialize): the consumers'
   /// first thread issues the loads.

@@ -73,6 +73,12 @@ bool isScope(const Value *V, Scope S) {
   return V->getType().isBuffer() && V->getType().getScope() == S;
 }
 
+/// Whether operand group \p G of \p Op accesses buffer \p Buf.
+bool isGroupOf(const Operation &Op, unsigned G, const Value *Buf) {
+  llvm::ArrayRef<Value *> Group = Op.getGroup(G);
+  return !Group.empty() && Group.front() == Buf;
+}
+
 /// A parallel loop that moves global elements into shared memory.
 bool isGlobalToShared(Operation &Par) {
   bool Load = false, Store = false;
@@ -166,6 +172,32 @@ public:
     if (!Alloc || !Alloc->is(OpKind::Alloc) || Loop.isAncestorOf(Alloc))
       return "a copy's tile is allocated in the loop";
     return "";
+  }
+
+  /// Empty when the copy, before \p Loop in its block, may be issued by
+  /// the loop's ring instead (a prologue load: its tile is read only in
+  /// the loop, its tensor written nowhere in the kernel), else why not.
+  std::string checkPrologue(Operation &Loop) const {
+    bool Read = false;
+    for (const Use &U : Dst->getUses()) {
+      Operation &User = *U.User;
+      if (&User == Store || User.is(OpKind::AnnotateLayout))
+        continue;
+      if (!Loop.isAncestorOf(&User))
+        return "its tile is used outside the loop after it";
+      for (unsigned G = 0; G != User.getNumGroups(); ++G)
+        if (isGroupOf(User, G, Dst) && groupIsWritten(User, G))
+          return "its tile is written in the loop";
+      Read = true;
+    }
+    if (!Read)
+      return "the loop does not read its tile";
+    bool SrcWritten = false;
+    Loop.getParentOfKind(OpKind::Kernel)->walk([&](Operation &Op) {
+      for (unsigned G = 0; G != Op.getNumGroups(); ++G)
+        SrcWritten |= isGroupOf(Op, G, Src) && groupIsWritten(Op, G);
+    });
+    return SrcWritten ? "its tensor is written in the kernel" : "";
   }
 
   /// Replaces the copy loop by its tma_load.
@@ -431,6 +463,25 @@ private:
         Ctx.Diags.report(Loop.getLoc(), diag::remark_copy_not_tma) << Why;
         return;
       }
+    for (CopyMatch &C : Copies)
+      C.rewrite();
+    if (Ctx.Tgt.TmaPrologueLoads && !Loop.hasAttr("order") &&
+        !Loop.hasAttr("stage"))
+      lowerPrologueCopies(Loop);
+  }
+
+  /// The copies before \p Loop in its block whose tiles only the loop
+  /// reads become tma_loads too, which lower-pipelined issues ahead of the
+  /// ring's first stages.
+  void lowerPrologueCopies(Operation &Loop) {
+    std::vector<CopyMatch> Copies;
+    for (Operation *Op = Loop.getPrevNode(); Op; Op = Op->getPrevNode()) {
+      if (!Op->is(OpKind::Parallel) || !isGlobalToShared(*Op))
+        continue;
+      CopyMatch C(*Op);
+      if (C.match().empty() && C.checkPrologue(Loop).empty())
+        Copies.push_back(std::move(C));
+    }
     for (CopyMatch &C : Copies)
       C.rewrite();
   }

@@ -33,12 +33,18 @@
 //   hardware's zero
 //   fill of out-of-bounds elements, so partial and dynamic tiles need no
 //   predicates. The tma_loads get their mbarrier from lower-pipelined.
+//   Once a loop's copies take TMA (a loop without order/stage), so do the
+//   copies before it in its block (prologue loads, attention's Q) whose
+//   tiles the loop reads, nothing else uses but their annotation or
+//   writes, from tensors the kernel does not write (Target::
+//   TmaPrologueLoads; off: --no-tma-prologue-loads).
 //   When some copy of a loop cannot take TMA, no copy of it does, and a
 //   remark (--remarks) names the reason; loops whose tma_loads would not
 //   all be issued ahead (PipelineSchedule.h) are left as they were.
 // Guarantees: each tma_load it creates is the head of a producer item of
-//   its pipelined loop; the copied elements, out-of-bounds zeros
-//   included, are the ones the replaced loop stored.
+//   its pipelined loop, or before that loop in its block with its tile
+//   read in the loop and accessed nowhere else; the copied elements,
+//   out-of-bounds zeros included, are the ones the replaced loop stored.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TRANSFORMS_HOPPER_LOWERTMA_H
