@@ -323,12 +323,17 @@ private:
     B.setInsertionPoint(&Op);
     B.setLoc(Op.getLoc());
     Pending.clear();
-    if (!CurRole)
-      return B.create(OpKind::Barrier, {}, {}, {});
+    Operation *Barrier = B.create(OpKind::Barrier, {}, {}, {});
+    if (CurRole)
+      nameForRole(*Barrier);
+    return Barrier;
+  }
+
+  /// Makes \p Barrier the named barrier of the current role's threads.
+  void nameForRole(Operation &Barrier) {
     std::vector<int64_t> Range = *CurRole->getIntArrayAttr("thread_range");
-    return B.create(OpKind::Barrier, {}, {}, {},
-                    {{"id", Attribute::integer(roleBarrierId(*CurRole))},
-                     {"count", Attribute::integer(Range[1])}});
+    Barrier.setAttr("id", Attribute::integer(roleBarrierId(*CurRole)));
+    Barrier.setAttr("count", Attribute::integer(Range[1]));
   }
 
   /// One named barrier id per thread range, none the program uses itself
@@ -380,8 +385,12 @@ private:
   void visitBlock(Block &B, AccessSet &Pending) {
     for (Operation *Op : B.getOps()) {
       if (Op->is(OpKind::Barrier)) {
-        // A named barrier where every thread runs it is trusted as one for
-        // the block (the user chose its count).
+        // A block barrier inside a role block can only wait for the role's
+        // threads (the others never reach it); a named barrier where every
+        // thread runs it is trusted as one for the block (the user chose
+        // its count).
+        if (CurRole && !Op->hasAttr("id"))
+          nameForRole(*Op);
         Pending.clear();
       } else if (Op->is(OpKind::CpAsyncWait)) {
         // The copies land by the wait (all of them, conservatively); a

@@ -530,8 +530,14 @@ private:
       Value *Zero = B.createConstInt(0);
       Operation *Wait =
           B.create(OpKind::MBarrierWait, {Pre, Zero, Zero}, {2, 1}, {});
+      // After a try_wait loop ptxas cannot prove the warps converged and
+      // keeps the wgmma descriptors' arithmetic off the uniform datapath
+      // for the whole loop (5% on causal attention on the H200); a
+      // barrier of the waiting threads restores it. Inside the consumers'
+      // role insert-barriers makes it the role's named barrier.
+      Operation *Converge = B.create(OpKind::Barrier, {}, {}, {});
       if (Threads)
-        Consumer.insert(llvm::find(Consumer, &Loop), Wait);
+        Consumer.insert(llvm::find(Consumer, &Loop), {Wait, Converge});
     }
     rewriteConsumerLoop(B, Uses, Leader);
     if (Threads)
