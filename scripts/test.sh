@@ -180,7 +180,7 @@ hip_defines() {
   gemm_fp8) echo "-D dtype=float8_e4m3fnuz -D block_K=64" ;;
   flash_attention | gqa_attention | varlen_attention) echo "-D block_M=64" ;;
   flash_attention_schedule) echo "-D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128" ;;
-  flash_attention_bwd) echo "-D block_M=32 -D num_stages=1" ;;
+  flash_attention_bwd) echo "-D block_M=32 -D block_N=32 -D num_stages=1" ;;
   flash_decoding) echo "-D num_stages=1" ;;
   flashmla_decode_pipelined) echo "-D block_H=16 -D num_stages=1" ;;
   esac
