@@ -4,7 +4,8 @@
 //   per-thread `load`, `store`, `vcopy` and element `atomic`; tile
 //   operators that are still there (gemm, copy, ...) count as accesses of
 //   their whole shared operands by all threads. Existing `barrier` ops are
-//   kept and reset the analysis.
+//   kept and reset the analysis; a plain one inside a role block becomes
+//   the role's named barrier (only the role's threads reach it).
 // Does: walks each kernel in program order with the set of shared accesses
 //   made since the last barrier (on any path) and inserts one `barrier`
 //   right before the first access that may conflict with one of them: a

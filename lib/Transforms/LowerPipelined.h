@@ -52,7 +52,8 @@
 //   block without an mbarrier whose tiles the loop reads (lower-tma's
 //   prologue loads) complete on an mbarrier of their own (`tma_pre`),
 //   issued by the loader before the ring's first stage; the consumers wait
-//   for it (parity 0) right before the loop.
+//   for it (parity 0) right before the loop, then meet at a `barrier` (so
+//   that ptxas knows the warps converged).
 //   Loops without producers, with S = 0, a non-constant step, a
 //   break/continue, or under thread-dependent control flow run serially
 //   (correct, not overlapped).
