@@ -645,8 +645,8 @@ bool Verifier::checkGlobalView(const Operation &Op) {
 bool Verifier::checkView(const Operation &Op) {
   const Type &Src = Op.getOperand(0)->getType();
   const Type &T = Op.getResult()->getType();
-  if (T.isBuffer() && T.getScope() == Scope::Global &&
-      (Src.isScalar() || (Src.isBuffer() && Src.getScope() == Scope::Global)))
+  if (T.isBufferIn(Scope::Global) &&
+      (Src.isScalar() || Src.isBufferIn(Scope::Global)))
     return checkGlobalView(Op);
   if (!Src.isBuffer() || !T.isBuffer())
     return fail(Op, "source and result must be buffers");

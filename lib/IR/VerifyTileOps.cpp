@@ -40,7 +40,7 @@ bool Verifier::checkGemm(const Operation &Op) {
   bool Registers = false;
   for (unsigned I = 0; I != 3; ++I) {
     const Type &T = Op.getOperand(I)->getType();
-    bool Regs = T.isBuffer() && T.getScope() == Scope::Local && T.rank() == 1;
+    bool Regs = T.isBufferIn(Scope::Local) && T.rank() == 1;
     Registers |= Regs;
     if (!T.isBuffer() || (T.rank() != 2 && !Regs))
       return fail(Op, "operand #" + llvm::Twine(I) +

@@ -117,7 +117,7 @@ static bool isSharedGroup(const Operation &Op, unsigned G) {
   if (G >= Op.getNumGroups())
     return false;
   const Type &T = Op.getGroup(G).front()->getType();
-  return T.isBuffer() && T.getScope() == Scope::Shared;
+  return T.isBufferIn(Scope::Shared);
 }
 
 static int64_t elementBytes(const Operation &Op, unsigned G) {

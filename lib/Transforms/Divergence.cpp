@@ -49,8 +49,7 @@ static bool isRegisterBuffer(const Value &V) {
 /// reshaped tensor) may alias buffers the kernel writes.
 static bool isGlobalBuffer(const Value &V) {
   const Operation *Def = V.getDefiningOp();
-  return V.getType().isBuffer() && V.getType().getScope() == Scope::Global &&
-         (!Def || Def->is(OpKind::Alloc));
+  return V.isBufferIn(Scope::Global) && (!Def || Def->is(OpKind::Alloc));
 }
 
 // Candidates: register buffers used only by loads, stores and vcopies, and

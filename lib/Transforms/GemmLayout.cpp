@@ -152,10 +152,6 @@ struct Requirement {
   std::string Role;
 };
 
-bool isFragment(const Value *V) {
-  return V->getType().isBuffer() && V->getType().getScope() == Scope::Fragment;
-}
-
 std::string name(const Value *V) { return V->getNameHint().str(); }
 
 class KernelGemmLayout {
@@ -215,7 +211,7 @@ private:
 
   bool collect(Operation &Op) {
     Value *A = Op.getOperand(0), *B = Op.getOperand(1), *C = Op.getOperand(2);
-    if (!isFragment(C))
+    if (!C->isBufferIn(Scope::Fragment))
       return unsupported(Op, "the accumulator '" + name(C) +
                                  "' must be a fragment (T.alloc_fragment)");
     for (Value *V : {A, B}) {
@@ -342,9 +338,9 @@ private:
     if (!require(Op.getOperand(2), P.fragmentC(), Op, "C"))
       return false;
     Value *A = Op.getOperand(0), *B = Op.getOperand(1);
-    if (isFragment(A) && !require(A, P.fragmentA(), Op, "A"))
+    if (A->isBufferIn(Scope::Fragment) && !require(A, P.fragmentA(), Op, "A"))
       return false;
-    if (isFragment(B) && !require(B, P.fragmentB(), Op, "B"))
+    if (B->isBufferIn(Scope::Fragment) && !require(B, P.fragmentB(), Op, "B"))
       return false;
     requireSwizzle(A, /*KInner=*/!P.TransA, P.inBits());
     requireSwizzle(B, /*KInner=*/P.TransB, P.inBits());
@@ -363,7 +359,7 @@ private:
       if (Buf->getType().rank() != 2)
         return;
     }
-    if (isFragment(Buf)) {
+    if (Buf->isBufferIn(Scope::Fragment)) {
       // A register operand filled from shared memory (the rs/sr/rr
       // placements) reads that tile along the same k rows: same layout.
       for (Value *Src : sharedCopySources(Buf))
@@ -414,10 +410,10 @@ private:
     if (!require(Op.getOperand(2), makeFmaFragmentC(G.Grid), Op, "C"))
       return false;
     Value *A = Op.getOperand(0), *B = Op.getOperand(1);
-    if (isFragment(A) &&
+    if (A->isBufferIn(Scope::Fragment) &&
         !require(A, makeFmaFragmentA(G.Grid, G.K, G.TransA), Op, "A"))
       return false;
-    if (isFragment(B) &&
+    if (B->isBufferIn(Scope::Fragment) &&
         !require(B, makeFmaFragmentB(G.Grid, G.K, G.TransB), Op, "B"))
       return false;
     return true;

@@ -592,7 +592,7 @@ private:
 bool usesSharedMemory(Operation &Kernel) {
   bool Found = false;
   Kernel.walk([&](Operation &Op) {
-    Found |= Op.is(OpKind::Alloc) && isSharedBuffer(Op.getResult());
+    Found |= Op.is(OpKind::Alloc) && Op.getResult()->isBufferIn(Scope::Shared);
   });
   return Found;
 }

@@ -36,24 +36,24 @@ public:
     B.setInsertionPoint(&Op);
     B.setLoc(Op.getLoc());
     std::string SrcLayout, DstLayout;
-    if ((isFragment(Src) && !layoutText(Src, SrcLayout)) ||
-        (isFragment(Dst) && !layoutText(Dst, DstLayout)))
+    if ((Src->isBufferIn(Scope::Fragment) && !layoutText(Src, SrcLayout)) ||
+        (Dst->isBufferIn(Scope::Fragment) && !layoutText(Dst, DstLayout)))
       return false;
-    Value *Work = isFragment(Dst)
+    Value *Work = Dst->isBufferIn(Scope::Fragment)
                       ? allocAtStart(Kernel,
                                      Type::buffer(Scope::Shared,
                                                   Dst->getType().getDims(), DT),
                                      "scan_buf")
                       : Dst;
     Value *In = Src;
-    if (isFragment(Src)) {
+    if (Src->isBufferIn(Scope::Fragment)) {
       emitCopy(Src, Work, SrcLayout);
       In = Work;
     }
     emitBarrier(B);
     emitScan(In, Work);
     emitBarrier(B);
-    if (isFragment(Dst)) {
+    if (Dst->isBufferIn(Scope::Fragment)) {
       emitCopy(Work, Dst, DstLayout);
       emitBarrier(B);
     }
@@ -71,10 +71,6 @@ private:
   DType DT;
   std::vector<int64_t> Shape;
   Builder B;
-
-  static bool isFragment(const Value *V) {
-    return V->getType().getScope() == Scope::Fragment;
-  }
 
   bool fail(const std::string &Why) {
     Diags.report(Op.getLoc(), diag::err_reduce_layout) << "cumsum" << Why;

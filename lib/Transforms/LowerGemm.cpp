@@ -17,10 +17,6 @@ using layout::IndexExpr;
 
 namespace {
 
-bool isFragment(const Value *V) {
-  return V->getType().isBuffer() && V->getType().getScope() == Scope::Fragment;
-}
-
 std::string name(const Value *V) { return V->getNameHint().str(); }
 
 class GemmLowering {
@@ -56,7 +52,8 @@ public:
     bindThreadCoords(Tx, G.threads() < Threads);
     if (Gemm.getBoolAttr("clear_accum").value_or(false))
       emitClear();
-    bool Unroll = isFragment(A) || isFragment(Bm);
+    bool Unroll =
+        A->isBufferIn(Scope::Fragment) || Bm->isBufferIn(Scope::Fragment);
     forLoop(K, Unroll ? "unroll" : "serial", "k", [&](IndexExpr Kv) {
       loadA(Kv);
       loadB(Kv);
@@ -104,9 +101,11 @@ private:
   bool checkLayouts() {
     if (!checkLayout(C, makeFmaFragmentC(G)))
       return false;
-    if (isFragment(A) && !checkLayout(A, makeFmaFragmentA(G, K, TransA)))
+    if (A->isBufferIn(Scope::Fragment) &&
+        !checkLayout(A, makeFmaFragmentA(G, K, TransA)))
       return false;
-    return !isFragment(Bm) || checkLayout(Bm, makeFmaFragmentB(G, K, TransB));
+    return !Bm->isBufferIn(Scope::Fragment) ||
+           checkLayout(Bm, makeFmaFragmentB(G, K, TransB));
   }
 
   bool checkLayout(Value *Buf, const Fragment &Want) {
@@ -192,7 +191,8 @@ private:
   /// A shared B read along its rows in VN-wide accesses of 2 to 16 bytes.
   bool vectorB() const {
     int64_t Bits = G.VN * bitWidth(Bm->getType().getDType());
-    return !TransB && !isFragment(Bm) && G.VN > 1 && Bits >= 16 && Bits <= 128;
+    return !TransB && !Bm->isBufferIn(Scope::Fragment) && G.VN > 1 &&
+           Bits >= 16 && Bits <= 128;
   }
 
   void loadB(IndexExpr Kv) {

@@ -17,10 +17,6 @@ using layout::IndexExpr;
 
 namespace {
 
-bool isShared(const Value *V) {
-  return V->getType().getScope() == Scope::Shared;
-}
-
 class MmaLowering {
 public:
   MmaLowering(Operation &Gemm, const MmaPlan &P, DiagnosticEngine &Diags)
@@ -36,9 +32,9 @@ public:
     bindWarp();
     if (Gemm.getBoolAttr("clear_accum").value_or(false))
       emitClear();
-    if (isShared(A))
+    if (A->isBufferIn(Scope::Shared))
       ARegs = allocRegs(P.kSteps() * P.mTiles() * P.aElems(), "mma_a");
-    if (isShared(Bm))
+    if (Bm->isBufferIn(Scope::Shared))
       BRegs = allocRegs(P.kSteps() * P.nTiles() * P.bElems(), "mma_b");
     // Software-pipelined over k steps: the operands of step ks + 1 are
     // requested before the mmas of step ks, so their shared-memory latency
@@ -89,13 +85,13 @@ private:
     CoordFn CA = [&](IndexExpr Mi, IndexExpr Ks, int64_t E) {
       return mmaCoordA(P, Mi, Ks, E);
     };
-    if (!isShared(A) &&
+    if (!A->isBufferIn(Scope::Shared) &&
         !mapTiles(P.fragmentA(), CA, P.mTiles(), P.kSteps(), P.aElems(), AMap))
       return fail("its A fragment's register layout does not match mma");
     CoordFn CB = [&](IndexExpr Ni, IndexExpr Ks, int64_t E) {
       return mmaCoordB(P, Ni, Ks, E);
     };
-    if (!isShared(Bm) &&
+    if (!Bm->isBufferIn(Scope::Shared) &&
         !mapTiles(P.fragmentB(), CB, P.nTiles(), P.kSteps(), P.bElems(), BMap))
       return fail("its B fragment's register layout does not match mma");
     return true;

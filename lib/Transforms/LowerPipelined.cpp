@@ -30,16 +30,12 @@ void makeSerial(Operation &Loop) {
     Loop.removeAttr(Name);
 }
 
-bool isBufferIn(const Value *V, Scope S) {
-  return V->getType().isBuffer() && V->getType().getScope() == S;
-}
-
 /// Bytes a vcopy from global into shared memory moves when cp.async can
 /// move them (4, 8 or 16), else 0.
 int64_t asyncBytes(const Operation &Op) {
   if (!Op.is(OpKind::VCopy) ||
-      !isBufferIn(Op.getGroup(0).front(), Scope::Shared) ||
-      !isBufferIn(Op.getGroup(1).front(), Scope::Global))
+      !Op.getGroup(0).front()->isBufferIn(Scope::Shared) ||
+      !Op.getGroup(1).front()->isBufferIn(Scope::Global))
     return 0;
   DType T = Op.getGroup(0).front()->getType().getDType();
   // A converting vcopy (different dtypes) is not a plain byte copy.

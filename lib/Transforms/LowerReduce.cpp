@@ -282,14 +282,6 @@ private:
   DType DT;
   Builder B;
 
-  static bool isFragment(const Value *V) {
-    return V->getType().getScope() == Scope::Fragment;
-  }
-
-  static bool isShared(const Value *V) {
-    return V->getType().getScope() == Scope::Shared;
-  }
-
   /// The combining op: the `kind` attribute, or a reducer's own.
   static std::string kindOf(const Operation &Op) {
     if (!Op.is(OpKind::FinalizeReducer))
@@ -328,15 +320,18 @@ private:
   bool lowerReduce() {
     if (Src == Dst)
       return fail("the source and the destination are the same buffer");
-    if (InRole && !(isFragment(Src) && isFragment(Dst)))
+    if (InRole &&
+        !(Src->isBufferIn(Scope::Fragment) && Dst->isBufferIn(Scope::Fragment)))
       return fail("inside a role only a fragment-to-fragment reduction is "
                   "supported");
-    bool SrcFrag = isFragment(Src), DstFrag = isFragment(Dst);
-    return !SrcFrag        ? lowerSerial()
-           : DstFrag       ? lowerFragments()
-           : isShared(Dst) ? lowerToShared()
-                           : fail("a fragment source needs a fragment or "
-                                  "shared destination");
+    bool SrcFrag = Src->isBufferIn(Scope::Fragment),
+         DstFrag = Dst->isBufferIn(Scope::Fragment);
+    return !SrcFrag  ? lowerSerial()
+           : DstFrag ? lowerFragments()
+           : Dst->isBufferIn(Scope::Shared)
+               ? lowerToShared()
+               : fail("a fragment source needs a fragment or "
+                      "shared destination");
   }
 
   //===--- Reducers and scalar all-reduces -------------------------------===//
@@ -656,7 +651,7 @@ private:
     if (!DstShape || !SrcShape)
       return fail("the buffers need static shapes");
     std::string LoopLayout;
-    if (isFragment(Dst)) {
+    if (Dst->isBufferIn(Scope::Fragment)) {
       std::string Why;
       auto D = layoutOf(Dst, Why);
       if (!D)

@@ -100,10 +100,6 @@ bool usesBuffer(Operation &Root, const Value *Buf) {
   return Found;
 }
 
-bool isScope(const Value *V, Scope S) {
-  return V->getType().isBuffer() && V->getType().getScope() == S;
-}
-
 bool sameLocation(const Location &A, const Location &B) {
   if (A.hasRange() || B.hasRange())
     return A.hasRange() && B.hasRange() && A.start() == B.start();
@@ -169,17 +165,17 @@ private:
       return Op.getStringAttr("kind") != llvm::StringRef("pipelined");
     if (Op.is(OpKind::Load)) {
       Srcs.insert(Op.getOperand(0));
-      return isScope(Op.getOperand(0), Scope::Global);
+      return Op.getOperand(0)->isBufferIn(Scope::Global);
     }
     if (Op.is(OpKind::Store)) {
       Dsts.insert(Op.getGroup(1).front());
-      return isScope(Op.getGroup(1).front(), Scope::Shared);
+      return Op.getGroup(1).front()->isBufferIn(Scope::Shared);
     }
     if (Op.is(OpKind::VCopy) || Op.is(OpKind::TmaLoad)) {
       Dsts.insert(Op.getGroup(0).front());
       Srcs.insert(Op.getGroup(1).front());
-      return isScope(Op.getGroup(0).front(), Scope::Shared) &&
-             isScope(Op.getGroup(1).front(), Scope::Global);
+      return Op.getGroup(0).front()->isBufferIn(Scope::Shared) &&
+             Op.getGroup(1).front()->isBufferIn(Scope::Global);
     }
     return false;
   }

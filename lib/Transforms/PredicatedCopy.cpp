@@ -30,10 +30,6 @@ struct GuardedCopy {
   const Operation *Store = nullptr;
 };
 
-bool inScope(const Value *V, Scope S) {
-  return V->getType().isBuffer() && V->getType().getScope() == S;
-}
-
 /// A store of the constant +0 (integer 0 or float +0.0).
 bool storesZero(const Operation &Store) {
   auto C = matchConstant(Store.getOperand(0));
@@ -112,7 +108,7 @@ std::optional<GuardedCopy> matchGuardedCopy(const Operation &Loop) {
   const Operation *Zero = (*Else)[0];
   Value *Src = Load->getOperand(0), *Dst = Store->getGroup(1).front();
   DType T = Src->getType().getDType();
-  if (!inScope(Src, Scope::Global) || !inScope(Dst, Scope::Shared) ||
+  if (!Src->isBufferIn(Scope::Global) || !Dst->isBufferIn(Scope::Shared) ||
       Dst->getType().getDType() != T || T == DType::Bool || bitWidth(T) < 8 ||
       Store->getOperand(0) != Load->getResult() ||
       !Load->getResult()->hasOneUse() || Zero->getGroup(1).front() != Dst ||

@@ -30,10 +30,6 @@ bool inThenRegion(const Operation &If, const Operation &Op) {
 
 } // namespace
 
-bool tilec::isSharedBuffer(const Value *V) {
-  return V->getType().isBuffer() && V->getType().getScope() == Scope::Shared;
-}
-
 void tilec::addUnique(AccessSet &S, const SharedAccess &A) {
   if (llvm::find(S, A) == S.end())
     S.push_back(A);
@@ -70,7 +66,7 @@ AccessSet tilec::accessesOf(Operation &Op) {
     Lanes = 8;
   for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
     llvm::ArrayRef<Value *> Group = Op.getGroup(G);
-    if (!isSharedBuffer(Group[0]))
+    if (!Group[0]->isBufferIn(Scope::Shared))
       continue;
     bool Write = groupIsWritten(Op, G);
     bool Exact = ElementOp && Group.size() > 1;

@@ -53,9 +53,6 @@ struct SharedAccess {
 
 using AccessSet = std::vector<SharedAccess>;
 
-/// Whether \p V is a buffer in shared memory.
-bool isSharedBuffer(const ir::Value *V);
-
 void addUnique(AccessSet &S, const SharedAccess &A);
 void addAll(AccessSet &S, const AccessSet &New);
 

@@ -13,10 +13,6 @@ using namespace tilec::ir;
 
 namespace {
 
-bool isShared(const Value *V) {
-  return V->getType().isBuffer() && V->getType().getScope() == Scope::Shared;
-}
-
 /// The shared buffers that stores of \p Loaded (an element of an
 /// accumulator, or its cast) write into.
 void addStoredInto(const Value *Loaded, llvm::SmallVectorImpl<Value *> &Out) {
@@ -29,7 +25,7 @@ void addStoredInto(const Value *Loaded, llvm::SmallVectorImpl<Value *> &Out) {
     if (!User->is(OpKind::Store) || User->getOperand(0) != Loaded)
       continue;
     Value *Dst = User->getGroup(1).front();
-    if (isShared(Dst) && !llvm::is_contained(Out, Dst))
+    if (Dst->isBufferIn(Scope::Shared) && !llvm::is_contained(Out, Dst))
       Out.push_back(Dst);
   }
 }

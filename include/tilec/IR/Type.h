@@ -81,6 +81,8 @@ public:
   bool isValid() const { return K != KindTy::Invalid; }
   bool isScalar() const { return K == KindTy::Scalar; }
   bool isBuffer() const { return K == KindTy::Buffer; }
+  /// Whether this is a buffer in memory scope \p Sc.
+  bool isBufferIn(Scope Sc) const { return isBuffer() && S == Sc; }
 
   /// Element type of a buffer or the type of a scalar.
   DType getDType() const { return Elem; }

@@ -35,6 +35,8 @@ public:
   ~Value();
 
   const Type &getType() const { return Ty; }
+  /// Whether this value is a buffer in memory scope \p S.
+  bool isBufferIn(Scope S) const { return Ty.isBufferIn(S); }
   void setType(Type T) { Ty = std::move(T); }
 
   llvm::StringRef getNameHint() const { return NameHint; }

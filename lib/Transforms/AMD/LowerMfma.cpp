@@ -17,10 +17,6 @@ using layout::IndexExpr;
 
 namespace {
 
-bool isShared(const Value *V) {
-  return V->getType().getScope() == Scope::Shared;
-}
-
 class MfmaLowering {
 public:
   MfmaLowering(Operation &Gemm, const MmaPlan &P, DiagnosticEngine &Diags)
@@ -36,9 +32,9 @@ public:
     bindWave();
     if (Gemm.getBoolAttr("clear_accum").value_or(false))
       emitClear();
-    if (isShared(A))
+    if (A->isBufferIn(Scope::Shared))
       ARegs = allocRegs(P.mTiles() * P.aElems(), "mfma_a");
-    if (isShared(Bm))
+    if (Bm->isBufferIn(Scope::Shared))
       BRegs = allocRegs(P.nTiles() * P.bElems(), "mfma_b");
     forLoop(P.kSteps(), "ks", [&](IndexExpr Ks) {
       loadOperands(Ks);
@@ -85,10 +81,10 @@ private:
     };
     if (!Map(P.fragmentC(), CC, P.mTiles(), P.nTiles(), P.cElems(), CMap))
       return fail("its accumulator's register layout does not match MFMA");
-    if (!isShared(A) &&
+    if (!A->isBufferIn(Scope::Shared) &&
         !Map(P.fragmentA(), CA, P.mTiles(), P.kSteps(), P.aElems(), AMap))
       return fail("its A fragment's register layout does not match MFMA");
-    if (!isShared(Bm) &&
+    if (!Bm->isBufferIn(Scope::Shared) &&
         !Map(P.fragmentB(), CB, P.nTiles(), P.kSteps(), P.bElems(), BMap))
       return fail("its B fragment's register layout does not match MFMA");
     return true;

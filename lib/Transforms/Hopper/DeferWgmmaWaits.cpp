@@ -34,10 +34,6 @@ bool synchronizes(const Operation &Op) {
   }
 }
 
-bool isSharedBuffer(const Value *V) {
-  return V->getType().isBuffer() && V->getType().getScope() == Scope::Shared;
-}
-
 bool isWgmmaOp(const Operation &Op) {
   return Op.is(OpKind::Wgmma) || Op.is(OpKind::WgmmaFence) ||
          Op.is(OpKind::WgmmaCommit) || Op.is(OpKind::WgmmaWait);
@@ -124,7 +120,7 @@ private:
       Op->walk([&](Operation &Inner) {
         if (Inner.is(OpKind::Wgmma))
           for (unsigned G = 1; G != Inner.getNumGroups(); ++G)
-            if (isSharedBuffer(Inner.getGroup(G)[0]))
+            if (Inner.getGroup(G)[0]->isBufferIn(Scope::Shared))
               Operands.insert(Inner.getGroup(G)[0]);
       });
       if (Op->is(OpKind::WgmmaFence))
@@ -149,7 +145,8 @@ private:
         return;
       for (unsigned G = 0; G != Op.getNumGroups(); ++G) {
         llvm::ArrayRef<Value *> Group = Op.getGroup(G);
-        if (!Group.empty() && isSharedBuffer(Group[0]) && writesGroup(Op, G))
+        if (!Group.empty() && Group[0]->isBufferIn(Scope::Shared) &&
+            writesGroup(Op, G))
           Written.insert(Group[0]);
       }
     });
@@ -176,7 +173,8 @@ private:
         Ok = false;
       for (unsigned G = 0; G != Inner.getNumGroups(); ++G) {
         llvm::ArrayRef<Value *> Group = Inner.getGroup(G);
-        if (ReadsWritten && !Group.empty() && isSharedBuffer(Group[0]))
+        if (ReadsWritten && !Group.empty() &&
+            Group[0]->isBufferIn(Scope::Shared))
           Ok &= !writesGroup(Inner, G) && !Written.count(Group[0]);
       }
     });

@@ -246,7 +246,7 @@ public:
 
   bool run(Operation &Module, PassContext &Ctx) override {
     for (Operation *Op : Module.collect(isRegionAtomic)) {
-      if (!isShared(Op->getGroup(1)[0]))
+      if (!Op->getGroup(1)[0]->isBufferIn(Scope::Shared))
         continue;
       BulkAtomic A(*Op);
       if (std::string Why = A.check(); !Why.empty()) {
@@ -259,9 +259,6 @@ public:
   }
 
 private:
-  static bool isShared(const Value *V) {
-    return V->getType().isBuffer() && V->getType().getScope() == Scope::Shared;
-  }
 };
 
 } // namespace

@@ -12,10 +12,6 @@ using namespace tilec::ir;
 
 namespace {
 
-bool hasScope(const Value *V, Scope S) {
-  return V->getType().isBuffer() && V->getType().getScope() == S;
-}
-
 std::optional<int64_t> constValue(const Value *V) {
   const Operation *Def = V->getDefiningOp();
   if (!Def || !Def->is(OpKind::Const))
@@ -44,10 +40,10 @@ Operation *pairCopy(Operation &Loop) {
     if (&Op != &Last && !isPureScalarOp(Op))
       return nullptr;
   const Value *Dst = Last.getGroup(0)[0], *Src = Last.getGroup(1)[0];
-  if (!hasScope(Dst, Scope::Shared) || Dst->getType().rank() != 2 ||
+  if (!Dst->isBufferIn(Scope::Shared) || Dst->getType().rank() != 2 ||
       !Dst->getType().hasStaticShape() ||
       bitWidth(Dst->getType().getDType()) != 16 ||
-      !hasScope(Src, Scope::Local) || Src->getType().rank() != 1)
+      !Src->isBufferIn(Scope::Local) || Src->getType().rank() != 1)
     return nullptr;
   return &Last;
 }

@@ -69,10 +69,6 @@ std::optional<BoxPlan> planBoxes(const layout::WgmmaSharedLayout &W) {
   return P;
 }
 
-bool isScope(const Value *V, Scope S) {
-  return V->getType().isBuffer() && V->getType().getScope() == S;
-}
-
 /// Whether operand group \p G of \p Op accesses buffer \p Buf.
 bool isGroupOf(const Operation &Op, unsigned G, const Value *Buf) {
   llvm::ArrayRef<Value *> Group = Op.getGroup(G);
@@ -83,9 +79,9 @@ bool isGroupOf(const Operation &Op, unsigned G, const Value *Buf) {
 bool isGlobalToShared(Operation &Par) {
   bool Load = false, Store = false;
   Par.walk([&](Operation &Op) {
-    Load |= Op.is(OpKind::Load) && isScope(Op.getOperand(0), Scope::Global);
-    Store |=
-        Op.is(OpKind::Store) && isScope(Op.getGroup(1).front(), Scope::Shared);
+    Load |= Op.is(OpKind::Load) && Op.getOperand(0)->isBufferIn(Scope::Global);
+    Store |= Op.is(OpKind::Store) &&
+             Op.getGroup(1).front()->isBufferIn(Scope::Shared);
   });
   return Load && Store;
 }
@@ -259,8 +255,8 @@ private:
         return false;
     }
     if (!S || S->getOperand(0) != L->getResult() ||
-        !isScope(L->getOperand(0), Scope::Global) ||
-        !isScope(S->getGroup(1).front(), Scope::Shared))
+        !L->getOperand(0)->isBufferIn(Scope::Global) ||
+        !S->getGroup(1).front()->isBufferIn(Scope::Shared))
       return false;
     Load = L;
     Store = S;

@@ -279,7 +279,7 @@ private:
 
   static bool isScalarArray(const Value *Buffer) {
     const Type &T = Buffer->getType();
-    return T.isBuffer() && T.getScope() == Scope::Local &&
+    return T.isBufferIn(Scope::Local) &&
            (T.getDType() == DType::Float32 || T.getDType() == DType::Int32);
   }
 

@@ -32,7 +32,7 @@ bool isBarrierInit(Operation &Op) {
 
 bool readsShared(const Operation &Op) {
   return llvm::any_of(Op.getOperands(), [](const Value *V) {
-    return V->getType().isBuffer() && V->getType().getScope() == Scope::Shared;
+    return V->isBufferIn(Scope::Shared);
   });
 }
 

@@ -12,10 +12,6 @@ using namespace tilec::ir;
 
 namespace {
 
-bool hasScope(const Value *V, Scope S) {
-  return V->getType().isBuffer() && V->getType().getScope() == S;
-}
-
 /// The op of the kernel's body that holds \p Op.
 const Operation *topLevelOf(const Operation *Op, const Operation &Kernel) {
   while (Op->getParentOp() != &Kernel)
@@ -49,7 +45,7 @@ bool tileFits(const Operation &Kernel, const Operation &Copy, int64_t Bytes,
   const unsigned At = Pos[&Copy];
   int64_t Dead = 0, Total = 0;
   for (const Operation &Op : Kernel.getBody()) {
-    if (!Op.is(OpKind::Alloc) || !hasScope(Op.getResult(), Scope::Shared))
+    if (!Op.is(OpKind::Alloc) || !Op.getResult()->isBufferIn(Scope::Shared))
       continue;
     const Value *Buf = Op.getResult();
     int64_t B = stagedBytes(Buf);
@@ -73,7 +69,7 @@ bool isAccumulator(const Value *Frag) {
 /// 16-bit global buffer; null otherwise.
 Value *stageableSource(const Operation &Copy) {
   Value *Src = Copy.getGroup(0).front(), *Dst = Copy.getGroup(1).front();
-  if (!hasScope(Src, Scope::Fragment) || !hasScope(Dst, Scope::Global) ||
+  if (!Src->isBufferIn(Scope::Fragment) || !Dst->isBufferIn(Scope::Global) ||
       bitWidth(Dst->getType().getDType()) != 16 || !isAccumulator(Src))
     return nullptr;
   auto Shape = Src->getType().getStaticShape();
