@@ -1,35 +1,29 @@
 //===- LowerMma.cpp - T.gemm on tensor cores (mma.sync) -------------------===//
 
 #include "LowerMma.h"
-#include "IndexExprToIR.h"
-#include "MmaGemm.h"
-#include "tilec/IR/Builder.h"
-#include "tilec/Layout/Simplify.h"
-#include "tilec/Support/Diagnostics.h"
+#include "MmaLowering.h"
 #include <functional>
 
 using namespace tilec;
 using namespace tilec::ir;
 using layout::floorDiv;
 using layout::floorMod;
-using layout::Fragment;
 using layout::IndexExpr;
 
 namespace {
 
-class MmaLowering {
+class MmaSyncLowering : public MmaLowering {
 public:
-  MmaLowering(Operation &Gemm, const MmaPlan &P, DiagnosticEngine &Diags)
-      : Gemm(Gemm), P(P), Diags(Diags), A(Gemm.getOperand(0)),
-        Bm(Gemm.getOperand(1)), C(Gemm.getOperand(2)) {}
+  MmaSyncLowering(Operation &Gemm, const MmaPlan &P, DiagnosticEngine &Diags)
+      : MmaLowering(Gemm, P, Diags, "this tensor-core T.gemm") {}
 
   bool run() {
     Operation *Kernel = Gemm.getParentOfKind(OpKind::Kernel);
-    if (!Kernel || !mapOperands())
+    if (!Kernel || !mapOperands(coords(), "mma"))
       return false;
     B.setInsertionPoint(&Gemm);
     B.setLoc(Gemm.getLoc());
-    bindWarp();
+    bindLanes();
     if (Gemm.getBoolAttr("clear_accum").value_or(false))
       emitClear();
     if (A->isBufferIn(Scope::Shared))
@@ -58,93 +52,17 @@ public:
   }
 
 private:
-  Operation &Gemm;
-  const MmaPlan &P;
-  DiagnosticEngine &Diags;
-  Value *A, *Bm, *C;
-  Value *ARegs = nullptr, *BRegs = nullptr;
-  TileMap CMap, AMap, BMap;
-  Builder B;
-  IndexScope Idx{B};
-
-  bool fail(const std::string &Why) {
-    Diags.report(Gemm.getLoc(), diag::err_lowering_unsupported)
-        << "this tensor-core T.gemm" << Why;
-    return false;
-  }
-
-  //===--- Register maps of fragment operands
-  //------------------------------===//
-
-  bool mapOperands() {
-    CoordFn CC = [&](IndexExpr Mi, IndexExpr Ni, int64_t E) {
-      return mmaCoordC(P, Mi, Ni, E);
-    };
-    if (!mapTiles(P.fragmentC(), CC, P.mTiles(), P.nTiles(), 4, CMap))
-      return fail("its accumulator's register layout does not match mma");
-    CoordFn CA = [&](IndexExpr Mi, IndexExpr Ks, int64_t E) {
-      return mmaCoordA(P, Mi, Ks, E);
-    };
-    if (!A->isBufferIn(Scope::Shared) &&
-        !mapTiles(P.fragmentA(), CA, P.mTiles(), P.kSteps(), P.aElems(), AMap))
-      return fail("its A fragment's register layout does not match mma");
-    CoordFn CB = [&](IndexExpr Ni, IndexExpr Ks, int64_t E) {
-      return mmaCoordB(P, Ni, Ks, E);
-    };
-    if (!Bm->isBufferIn(Scope::Shared) &&
-        !mapTiles(P.fragmentB(), CB, P.nTiles(), P.kSteps(), P.bElems(), BMap))
-      return fail("its B fragment's register layout does not match mma");
-    return true;
-  }
-
-  bool mapTiles(const Fragment &F, const CoordFn &Coords, int64_t N1,
-                int64_t N2, int64_t Elems, TileMap &Map) {
-    auto M = mapFragmentTiles(P, F, Coords, N1, N2, Elems);
-    if (M)
-      Map = *M;
-    return M.has_value();
-  }
-
-  //===--- Index arithmetic
-  //------------------------------------------------===//
-
-  void bindWarp() {
-    IndexAtoms Atoms;
-    IndexExpr T = Atoms.toExpr(emitRangeThreadId(B, Gemm));
-    IndexExpr Warp = floorDiv(T, 32);
-    auto Bind = [&](llvm::StringRef Name, IndexExpr E, int64_t Extent) {
-      Idx.bind(Name,
-               emitIndexExpr(B, layout::simplify(E, Atoms.getExtents()),
-                             Atoms.getValues()),
-               Extent);
-    };
-    Bind("lane", floorMod(T, 32), 32);
-    Bind("wm", floorMod(Warp, P.MWarps), P.MWarps);
-    Bind("wn", floorMod(floorDiv(Warp, P.MWarps), P.NWarps), P.NWarps);
-  }
-
-  Value *emit(const IndexExpr &E) { return Idx.emit(E); }
-
-  /// An unrolled loop over instruction tiles or k steps.
-  void forLoop(int64_t N, llvm::StringRef Name,
-               llvm::function_ref<void(IndexExpr)> Body) {
-    Idx.forLoop(N, "unroll", Name, Body);
-  }
-
-  Value *allocRegs(int64_t Count, llvm::StringRef Name) {
-    return B.createAlloc(Type::buffer(Scope::Local, {Dim(Count)}, P.In), Name);
-  }
-
-  //===--- The gemm
-  //--------------------------------------------------------===//
-
-  void emitClear() {
-    DType Acc = P.Acc;
-    Value *Zero =
-        isFloat(Acc) ? B.createConstFloat(0.0, Acc) : B.createConstInt(0, Acc);
-    int64_t Count = P.fragmentC().getRegisterCount();
-    forLoop(Count, "r",
-            [&](IndexExpr R) { B.createStore(Zero, C, {emit(R)}); });
+  InstrCoords coords() const {
+    const MmaPlan &Plan = P;
+    return {[&Plan](IndexExpr Mi, IndexExpr Ni, int64_t E) {
+              return mmaCoordC(Plan, Mi, Ni, E);
+            },
+            [&Plan](IndexExpr Mi, IndexExpr Ks, int64_t E) {
+              return mmaCoordA(Plan, Mi, Ks, E);
+            },
+            [&Plan](IndexExpr Ni, IndexExpr Ks, int64_t E) {
+              return mmaCoordB(Plan, Ni, Ks, E);
+            }};
   }
 
   void ldmatrix(Value *Dst, IndexExpr Off, Value *Src, TileCoords At,
@@ -264,7 +182,7 @@ public:
     return lowerEach(Module, Planned, [&](Operation &Gemm) {
       auto Plan = readMmaPlan(Gemm);
       if (Plan)
-        return MmaLowering(Gemm, *Plan, Ctx.Diags).run();
+        return MmaSyncLowering(Gemm, *Plan, Ctx.Diags).run();
       Ctx.Diags.report(Gemm.getLoc(), diag::err_lowering_unsupported)
           << "this T.gemm"
           << "its 'mma_warps'/'mma_shape' plan does not fit its operands";

@@ -1,5 +1,4 @@
-//===- SharedAccesses.h - Shared-memory accesses and their threads -*- C++
-//-*-===//
+//===- SharedAccesses.h - Shared accesses and their threads -----*- C++ -*-===//
 //
 // The analysis half of insert-barriers (InsertBarriers.h has the pass).
 //

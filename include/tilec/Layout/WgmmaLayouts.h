@@ -1,5 +1,4 @@
-//===- WgmmaLayouts.h - Hopper wgmma operand and fragment layouts -*- C++
-//-*-===//
+//===- WgmmaLayouts.h - wgmma operand and fragment layouts ------*- C++ -*-===//
 //
 // The layouts wgmma.mma_async (sm_90a) reads and writes:
 //

@@ -2,34 +2,27 @@
 
 #include "LowerMfma.h"
 #include "ApplySharedLayouts.h"
-#include "IndexExprToIR.h"
 #include "MfmaGemm.h"
-#include "tilec/IR/Builder.h"
-#include "tilec/Layout/Simplify.h"
-#include "tilec/Support/Diagnostics.h"
+#include "MmaLowering.h"
 
 using namespace tilec;
 using namespace tilec::ir;
-using layout::floorDiv;
-using layout::floorMod;
-using layout::Fragment;
 using layout::IndexExpr;
 
 namespace {
 
-class MfmaLowering {
+class MfmaLowering : public MmaLowering {
 public:
   MfmaLowering(Operation &Gemm, const MmaPlan &P, DiagnosticEngine &Diags)
-      : Gemm(Gemm), P(P), Diags(Diags), A(Gemm.getOperand(0)),
-        Bm(Gemm.getOperand(1)), C(Gemm.getOperand(2)),
+      : MmaLowering(Gemm, P, Diags, "this MFMA T.gemm"),
         Instr(mfmaInstruction(P.In, P.Mfma->Tile, P.Mfma->K)) {}
 
   bool run() {
-    if (!mapOperands())
+    if (!mapOperands(coords(), "MFMA"))
       return false;
     B.setInsertionPoint(&Gemm);
     B.setLoc(Gemm.getLoc());
-    bindWave();
+    bindLanes();
     if (Gemm.getBoolAttr("clear_accum").value_or(false))
       emitClear();
     if (A->isBufferIn(Scope::Shared))
@@ -45,83 +38,19 @@ public:
   }
 
 private:
-  Operation &Gemm;
-  const MmaPlan &P;
-  DiagnosticEngine &Diags;
-  Value *A, *Bm, *C;
   std::string Instr;
-  Value *ARegs = nullptr, *BRegs = nullptr;
-  TileMap CMap, AMap, BMap;
-  Builder B;
-  IndexScope Idx{B};
 
-  bool fail(const std::string &Why) {
-    Diags.report(Gemm.getLoc(), diag::err_lowering_unsupported)
-        << "this MFMA T.gemm" << Why;
-    return false;
-  }
-
-  /// The register maps of C and of fragment operands.
-  bool mapOperands() {
-    CoordFn CC = [&](IndexExpr Mi, IndexExpr Ni, int64_t E) {
-      return mfmaCoordC(P, Mi, Ni, E);
-    };
-    CoordFn CA = [&](IndexExpr Mi, IndexExpr Ks, int64_t E) {
-      return mfmaCoordA(P, Mi, Ks, E);
-    };
-    CoordFn CB = [&](IndexExpr Ni, IndexExpr Ks, int64_t E) {
-      return mfmaCoordB(P, Ni, Ks, E);
-    };
-    auto Map = [&](const Fragment &F, const CoordFn &Coords, int64_t N1,
-                   int64_t N2, int64_t Elems, TileMap &Out) {
-      auto M = mapFragmentTiles(P, F, Coords, N1, N2, Elems);
-      if (M)
-        Out = *M;
-      return M.has_value();
-    };
-    if (!Map(P.fragmentC(), CC, P.mTiles(), P.nTiles(), P.cElems(), CMap))
-      return fail("its accumulator's register layout does not match MFMA");
-    if (!A->isBufferIn(Scope::Shared) &&
-        !Map(P.fragmentA(), CA, P.mTiles(), P.kSteps(), P.aElems(), AMap))
-      return fail("its A fragment's register layout does not match MFMA");
-    if (!Bm->isBufferIn(Scope::Shared) &&
-        !Map(P.fragmentB(), CB, P.nTiles(), P.kSteps(), P.bElems(), BMap))
-      return fail("its B fragment's register layout does not match MFMA");
-    return true;
-  }
-
-  void bindWave() {
-    IndexAtoms Atoms;
-    IndexExpr T = Atoms.toExpr(emitRangeThreadId(B, Gemm));
-    int64_t W = P.warpSize();
-    IndexExpr Wave = floorDiv(T, W);
-    auto Bind = [&](llvm::StringRef Name, IndexExpr E, int64_t Extent) {
-      Idx.bind(Name,
-               emitIndexExpr(B, layout::simplify(E, Atoms.getExtents()),
-                             Atoms.getValues()),
-               Extent);
-    };
-    Bind("lane", floorMod(T, W), W);
-    Bind("wm", floorMod(Wave, P.MWarps), P.MWarps);
-    Bind("wn", floorMod(floorDiv(Wave, P.MWarps), P.NWarps), P.NWarps);
-  }
-
-  Value *emit(const IndexExpr &E) { return Idx.emit(E); }
-
-  void forLoop(int64_t N, llvm::StringRef Name,
-               llvm::function_ref<void(IndexExpr)> Body) {
-    Idx.forLoop(N, "unroll", Name, Body);
-  }
-
-  Value *allocRegs(int64_t Count, llvm::StringRef Name) {
-    return B.createAlloc(Type::buffer(Scope::Local, {Dim(Count)}, P.In), Name);
-  }
-
-  void emitClear() {
-    Value *Zero = isFloat(P.Acc) ? B.createConstFloat(0.0, P.Acc)
-                                 : B.createConstInt(0, P.Acc);
-    forLoop(P.fragmentC().getRegisterCount(), "r",
-            [&](IndexExpr R) { B.createStore(Zero, C, {emit(R)}); });
+  InstrCoords coords() const {
+    const MmaPlan &Plan = P;
+    return {[&Plan](IndexExpr Mi, IndexExpr Ni, int64_t E) {
+              return mfmaCoordC(Plan, Mi, Ni, E);
+            },
+            [&Plan](IndexExpr Mi, IndexExpr Ks, int64_t E) {
+              return mfmaCoordA(Plan, Mi, Ks, E);
+            },
+            [&Plan](IndexExpr Ni, IndexExpr Ks, int64_t E) {
+              return mfmaCoordB(Plan, Ni, Ks, E);
+            }};
   }
 
   /// Whether the lane's \p Elems elements of \p Src are one run along its

@@ -1,5 +1,4 @@
-//===- LowerTma.h - T.Pipelined tile copies as TMA loads (sm_90) -*- C++
-//-*-===//
+//===- LowerTma.h - Pipelined tile copies as TMA loads ----------*- C++ -*-===//
 //
 // Expects: kernels after wgmma-layout, before layout-inference, on a target
 //   with TMA (sm_90 with wgmma; --no-tma turns it off): the T.copy of a

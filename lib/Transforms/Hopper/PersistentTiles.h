@@ -1,5 +1,4 @@
-//===- PersistentTiles.h - Persistent blocks for TMA+wgmma kernels -*- C++
-//-*-===//
+//===- PersistentTiles.h - Persistent TMA+wgmma blocks ----------*- C++ -*-===//
 //
 // A warp-specialized GEMM block runs one output tile: its producer fills
 // the ring before the consumers' first wgmma, and its consumers store the
