@@ -420,8 +420,13 @@ CONFIGS: Dict[str, List[Build]] = {
         B("b2 h2 s200 d64 causal", batch=2, heads=2, seq_len=200, dim=64, is_causal=True,
           tags=["check", "ragged"]),
         B("b1 h4 s520 d128", batch=1, heads=4, seq_len=520, tags=["check", "ragged"]),
-        # Two consumer warpgroups of 64 keys each (sm_90 only: on sm_80 the
-        # tile needs 181 KB of shared memory).
+        # The one-warpgroup tile (sm_80's default) on every target.
+        B("b2 h2 s200 d64 causal 64x64 t128", batch=2, heads=2, seq_len=200, dim=64,
+          is_causal=True, block_M=64, threads=128, tags=["check", "ragged"]),
+        B("b1 h4 s520 d128 64x64 t128", batch=1, heads=4, seq_len=520, block_M=64,
+          threads=128, tags=["check", "ragged"]),
+        # Two consumer warpgroups of 64 keys each (sm_90's default; on sm_80
+        # the d128 tile needs 181 KB of shared memory).
         B("b2 h2 s200 d64 causal 128x64 t256", batch=2, heads=2, seq_len=200, dim=64,
           is_causal=True, block_M=128, threads=256, tags=["check", "ragged"]),
         B("b1 h4 s520 d128 128x64 t256", batch=1, heads=4, seq_len=520, block_M=128,
@@ -431,7 +436,7 @@ CONFIGS: Dict[str, List[Build]] = {
         B("b2 h16 s2048 d128 causal 128x64 t256", batch=2, heads=16, seq_len=2048,
           is_causal=True, block_M=128, threads=256),
         B("b8 h32 s4096 d128 causal 128x64 t256", is_causal=True, block_M=128, threads=256),
-        # The example's default tile (one warpgroup, 64 keys).
+        # The example's default tile (sm_90: 128x64 t256; sm_80: 64x64 t128).
         B("b2 h16 s2048 d128", batch=2, heads=16, seq_len=2048),
         B("b2 h16 s2048 d128 causal", batch=2, heads=16, seq_len=2048, is_causal=True),
         B("b8 h32 s4096 d128 causal", is_causal=True),
