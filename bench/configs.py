@@ -399,19 +399,23 @@ CONFIGS: Dict[str, List[Build]] = {
           num_split=4, tags=["check", "ragged"]),
         B("b3 h32/8 s700 d128 split1", batch=3, seqlen_kv=700, num_split=1,
           tags=["check", "ragged"]),
+        # More blocks than tiles: some runs are empty.
+        B("b3 h32/8 s700 d128 split32", batch=3, seqlen_kv=700, num_split=32,
+          tags=["check", "ragged"]),
+        # num_split: blocks per KV head (two per SM: 32), fewer for a short
+        # batch-1 cache, whose time is fixed costs.
         B("b1 h32/8 s4096 split16", batch=1, seqlen_kv=4096, num_split=16),
         B("b1 h32/8 s8192 split16", batch=1, seqlen_kv=8192, num_split=16),
         B("b1 h32/8 s16384 split16", batch=1, seqlen_kv=16384, num_split=16),
         B("b1 h32/8 s32768 split16", batch=1, seqlen_kv=32768, num_split=16),
         B("b1 h32/8 s32768 split32", batch=1, seqlen_kv=32768, num_split=32),
-        B("b4 h32/8 s4096 split8", batch=4, seqlen_kv=4096, num_split=8),
-        B("b4 h32/8 s8192 split8", batch=4, seqlen_kv=8192, num_split=8),
-        B("b4 h32/8 s16384 split16", batch=4, seqlen_kv=16384, num_split=16),
-        B("b4 h32/8 s32768 split16", batch=4, seqlen_kv=32768, num_split=16),
-        B("b16 h32/8 s8192 split8", batch=16, seqlen_kv=8192),
-        B("b16 h32/8 s8192 split16", batch=16, seqlen_kv=8192, num_split=16),
-        B("b64 h32/8 s4096 split4", batch=64, seqlen_kv=4096, num_split=4),
-        B("b64 h32/8 s16384 split4", batch=64, seqlen_kv=16384, num_split=4),
+        B("b4 h32/8 s4096 split32", batch=4, seqlen_kv=4096, num_split=32),
+        B("b4 h32/8 s8192 split32", batch=4, seqlen_kv=8192, num_split=32),
+        B("b4 h32/8 s16384 split32", batch=4, seqlen_kv=16384, num_split=32),
+        B("b4 h32/8 s32768 split32", batch=4, seqlen_kv=32768, num_split=32),
+        B("b16 h32/8 s8192 split32", batch=16, seqlen_kv=8192, num_split=32),
+        B("b64 h32/8 s4096 split32", batch=64, seqlen_kv=4096, num_split=32),
+        B("b64 h32/8 s16384 split32", batch=64, seqlen_kv=16384, num_split=32),
     ],
     "flash_attention_bwd": [
         B("b1 h2 s256 d64", batch=1, heads=2, seq_len=256, dim=64, tags=["check"]),
@@ -420,8 +424,13 @@ CONFIGS: Dict[str, List[Build]] = {
         B("b2 h2 s200 d64 causal", batch=2, heads=2, seq_len=200, dim=64, is_causal=True,
           tags=["check", "ragged"]),
         B("b1 h4 s520 d128", batch=1, heads=4, seq_len=520, tags=["check", "ragged"]),
-        # Two consumer warpgroups of 64 keys each (sm_90 only: on sm_80 the
-        # tile needs 181 KB of shared memory).
+        # The one-warpgroup tile (sm_80's default) on every target.
+        B("b2 h2 s200 d64 causal 64x64 t128", batch=2, heads=2, seq_len=200, dim=64,
+          is_causal=True, block_M=64, threads=128, tags=["check", "ragged"]),
+        B("b1 h4 s520 d128 64x64 t128", batch=1, heads=4, seq_len=520, block_M=64,
+          threads=128, tags=["check", "ragged"]),
+        # Two consumer warpgroups of 64 keys each (sm_90's default; on sm_80
+        # the d128 tile needs 181 KB of shared memory).
         B("b2 h2 s200 d64 causal 128x64 t256", batch=2, heads=2, seq_len=200, dim=64,
           is_causal=True, block_M=128, threads=256, tags=["check", "ragged"]),
         B("b1 h4 s520 d128 128x64 t256", batch=1, heads=4, seq_len=520, block_M=128,
@@ -431,7 +440,7 @@ CONFIGS: Dict[str, List[Build]] = {
         B("b2 h16 s2048 d128 causal 128x64 t256", batch=2, heads=16, seq_len=2048,
           is_causal=True, block_M=128, threads=256),
         B("b8 h32 s4096 d128 causal 128x64 t256", is_causal=True, block_M=128, threads=256),
-        # The example's default tile (one warpgroup, 64 keys).
+        # The example's default tile (sm_90: 128x64 t256; sm_80: 64x64 t128).
         B("b2 h16 s2048 d128", batch=2, heads=16, seq_len=2048),
         B("b2 h16 s2048 d128 causal", batch=2, heads=16, seq_len=2048, is_causal=True),
         B("b8 h32 s4096 d128 causal", is_causal=True),

@@ -7,7 +7,11 @@
 //   split     the split kernel alone (plain launches)
 //   combine   the combine kernel alone (plain launches)
 //   empty     an empty kernel with the split kernel's grid (the launch floor)
-// and prints the bytes of K and V over the launcher's time.
+// and prints the bytes of K and V the cached lengths cover over the
+// launcher's time. LENGTHS (a braced list of BATCH cached lengths, e.g.
+// bench/refs.py's decode_lengths) makes the batch ragged; by default every
+// entry is full. SPLIT_GRID and COMBINE_GRID are the kernels' grids (the
+// manifest's).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -28,7 +32,10 @@ __global__ void emptyKernel() {}
 namespace {
 
 constexpr int NumSets = 8;
-constexpr int CallsPerGraph = 400;
+#ifndef CALLS_PER_GRAPH
+#define CALLS_PER_GRAPH 400
+#endif
+constexpr int CallsPerGraph = CALLS_PER_GRAPH;
 
 struct Set {
   void *Q, *K, *V, *Lens, *Lse, *Partial, *Out;
@@ -41,13 +48,27 @@ void *zeroed(size_t Bytes) {
   return P;
 }
 
+std::vector<int> cachedLengths() {
+#ifdef LENGTHS
+  std::vector<int> Lens = LENGTHS;
+#else
+  std::vector<int> Lens(BATCH, SEQLEN);
+#endif
+  if (Lens.size() != BATCH) {
+    std::fprintf(stderr, "LENGTHS has %zu entries, not %d\n", Lens.size(),
+                 BATCH);
+    std::exit(1);
+  }
+  return Lens;
+}
+
 Set makeSet() {
   Set S;
   size_t Kv = size_t(BATCH) * SEQLEN * HEAD_KV * DIM * 2;
   S.Q = zeroed(size_t(BATCH) * HEADS * DIM * 2);
   S.K = zeroed(Kv);
   S.V = zeroed(Kv);
-  std::vector<int> Lens(BATCH, SEQLEN);
+  std::vector<int> Lens = cachedLengths();
   S.Lens = zeroed(BATCH * sizeof(int));
   CHECK(cudaMemcpy(S.Lens, Lens.data(), BATCH * sizeof(int),
                    cudaMemcpyHostToDevice));
@@ -106,7 +127,7 @@ int main(int Argc, char **Argv) {
     CHECK(cudaStreamSynchronize(Stream));
     return 0;
   }
-  dim3 SplitGrid(BATCH, HEAD_KV, SPLIT), CombineGrid(HEADS, BATCH);
+  dim3 SplitGrid SPLIT_GRID, CombineGrid COMBINE_GRID;
   int SplitSmem = FLASH_DECODING_KERNEL0_SHARED_MEMORY_BYTES;
   int CombineSmem = FLASH_DECODING_KERNEL1_SHARED_MEMORY_BYTES;
   CHECK(cudaFuncSetAttribute(flash_decoding_kernel0,
@@ -129,7 +150,10 @@ int main(int Argc, char **Argv) {
         (float *)S.Lse, (float *)S.Partial, (half *)S.Out);
   };
   auto Empty = [&](int) { emptyKernel<<<SplitGrid, 128, 0, Stream>>>(); };
-  double Bytes = 2.0 * BATCH * SEQLEN * HEAD_KV * DIM * 2;
+  double Cached = 0;
+  for (int Len : cachedLengths())
+    Cached += Len;
+  double Bytes = 2.0 * Cached * HEAD_KV * DIM * 2;
   double T = timeCalls(Stream, Launcher);
   std::printf("b%d s%d split%d: launcher %.2f us (%.0f GB/s of K and V), split "
               "%.2f us, "

@@ -212,16 +212,31 @@ std::optional<Value> callMethod(Interp &I, MethodModel &M, CallArgs &Args,
   return std::nullopt;
 }
 
+/// PyTorch's `get_device_capability()` on ROCm: the gfx architecture's
+/// major and minor version (gfx90a: (9, 0); gfx940, gfx942: (9, 4)), the
+/// digits before the last character (the stepping).
+std::optional<Value> gfxCapability(llvm::StringRef Name) {
+  if (!Name.consume_front("gfx") || Name.size() < 3)
+    return std::nullopt;
+  unsigned Major = 0, Minor = 0;
+  if (Name.drop_back(2).getAsInteger(10, Major) ||
+      Name.drop_back().take_back().getAsInteger(10, Minor))
+    return std::nullopt;
+  return Value::tuple({Value::integer(Major), Value::integer(Minor)});
+}
+
 /// Device queries answer with the target's figures: the program is
 /// compiled for it, so that is the GPU it will run on.
 std::optional<Value> deviceQuery(Interp &I, llvm::StringRef Fn) {
   const Target *T = I.Opts.Tgt;
   if (Fn == "is_available")
     return Value::boolean(true);
-  if (Fn == "get_device_capability" && T && T->isCUDA())
-    return Value::tuple(
-        {Value::integer(T->SmVersion / 10), Value::integer(T->SmVersion % 10)});
-  return std::nullopt;
+  if (Fn != "get_device_capability" || !T)
+    return std::nullopt;
+  if (!T->isCUDA())
+    return gfxCapability(T->Name);
+  return Value::tuple(
+      {Value::integer(T->SmVersion / 10), Value::integer(T->SmVersion % 10)});
 }
 
 /// TileLang's `determine_fp8_type(kind="e4m3")`: the CUDA fp8 dtype name.

@@ -102,6 +102,33 @@ void reverseIndex(Operation &Kernel, unsigned Dim) {
     U.User->setOperand(U.Index, Reversed);
 }
 
+/// The x index grows the work and y does not: the launch position
+/// p = bx + gx * by (x fastest) is read y fastest instead, so that the
+/// heaviest x of every y start before any lighter one. bx becomes
+/// gx - 1 - p / gy and by becomes p % gy.
+void heaviestPlaneFirst(Operation &Kernel) {
+  Value *BX = Kernel.getBody().getArgument(0);
+  Value *BY = Kernel.getBody().getArgument(1);
+  std::vector<Use> XUses(BX->getUses().begin(), BX->getUses().end());
+  std::vector<Use> YUses(BY->getUses().begin(), BY->getUses().end());
+  Value *GX = Kernel.getOperand(0), *GY = Kernel.getOperand(1);
+  Builder B;
+  B.setInsertionPointToStart(Kernel.getBody());
+  B.setLoc(Kernel.getLoc());
+  Value *Pos =
+      B.createBinary(OpKind::Add, BX, B.createBinary(OpKind::Mul, GX, BY));
+  Value *Last = B.createBinary(OpKind::Sub, GX, B.createConstInt(1));
+  Value *X = B.createBinary(OpKind::Sub, Last,
+                            B.createBinary(OpKind::FloorDiv, Pos, GY));
+  Value *Y = B.createBinary(OpKind::FloorMod, Pos, GY);
+  X->setNameHint(BX->getNameHint().str() + "_heavy_first");
+  Y->setNameHint(BY->getNameHint().str() + "_heavy_first");
+  for (const Use &U : XUses)
+    U.User->setOperand(U.Index, X);
+  for (const Use &U : YUses)
+    U.User->setOperand(U.Index, Y);
+}
+
 bool hasSwizzle(Operation &Kernel) {
   bool Found = false;
   Kernel.walk([&](Operation &Op) { Found |= Op.is(OpKind::UseSwizzle); });
@@ -120,8 +147,18 @@ public:
     for (Operation *Kernel : Kernels) {
       if (hasSwizzle(*Kernel))
         continue;
-      for (unsigned Dim = 0; Dim != Kernel->getNumOperands(); ++Dim)
-        if (workGrowsWith(*Kernel, Kernel->getBody().getArgument(Dim)))
+      unsigned Dims = Kernel->getNumOperands();
+      std::vector<bool> Grows;
+      for (unsigned Dim = 0; Dim != Dims; ++Dim)
+        Grows.push_back(
+            workGrowsWith(*Kernel, Kernel->getBody().getArgument(Dim)));
+      unsigned First = 0;
+      if (Dims >= 2 && Grows[0] && !Grows[1]) {
+        heaviestPlaneFirst(*Kernel);
+        First = 1;
+      }
+      for (unsigned Dim = First; Dim != Dims; ++Dim)
+        if (Grows[Dim])
           reverseIndex(*Kernel, Dim);
     }
     return true;

@@ -346,6 +346,8 @@ REFERENCES = {
     "gqa_attention": gqa_attention,
     "varlen_attention": varlen_attention,
     "flash_decoding": flash_decoding,
+    "flash_decoding@one_block": flash_decoding,
+    "flash_decoding@many_slots": flash_decoding,
     "flash_attention_bwd": flash_attention_bwd,
     # The shape that puts the key blocks first (b2 h4 s300) is past what the
     # pure-Python reference above (b1 h2 s100) does in reasonable time.

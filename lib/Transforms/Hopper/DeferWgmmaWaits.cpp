@@ -10,7 +10,11 @@ using namespace tilec::ir;
 namespace {
 
 /// Ops a wait may not pass: they synchronize with other threads or the
-/// async proxy, or the pass cannot tell what they touch.
+/// async proxy, or the pass cannot tell what they touch. A bulk_reduce and
+/// a bulk_wait are not among them: they order only the thread's own bulk
+/// reads of their source tile before its next writes of it, release
+/// nothing to other threads, and their shared operand is checked like any
+/// other read (passable).
 bool synchronizes(const Operation &Op) {
   switch (Op.getKind()) {
   case OpKind::Barrier:
@@ -19,8 +23,6 @@ bool synchronizes(const Operation &Op) {
   case OpKind::MBarrierWait:
   case OpKind::MBarrierExpectTx:
   case OpKind::TmaLoad:
-  case OpKind::BulkReduce:
-  case OpKind::BulkWait:
   case OpKind::FenceProxyAsync:
   case OpKind::CpAsyncWait:
   case OpKind::ScheduleAfter:

@@ -21,7 +21,9 @@
 //     to the wait's `pending`) or ops without synchronization: no barrier,
 //     mbarrier op, TMA load, proxy fence, cp.async wait, `schedule_after`,
 //     `set_max_nreg`, `break`/`continue`, extern call, and no wgmma op
-//     outside a group;
+//     outside a group (a bulk_reduce or bulk_wait passes: it orders only
+//     the thread's own bulk reads, so attention backward's dQ is staged
+//     and handed to the copy engine while dK runs);
 //   - are no place for a barrier of insert-barriers, which assumes that a
 //     wgmma's reads end before the next barrier: they write no shared
 //     memory (other than by TMA, which the mbarriers order) and read no
