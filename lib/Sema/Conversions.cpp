@@ -66,6 +66,8 @@ std::optional<bool> Interp::truthy(const Value &V, llvm::SMRange R) {
   if (V.getAs<OpaqueObj>()) {
     if (hasIR())
       reportHostValue(V, R);
+    else
+      HostUndecided = true;
     return std::nullopt;
   }
   if (isRuntimeLike(V)) {
@@ -124,6 +126,8 @@ std::optional<std::vector<Value>> Interp::iterate(const Value &V,
   if (V.getAs<OpaqueObj>()) {
     if (hasIR())
       reportHostValue(V, R);
+    else
+      HostUndecided = true;
     return std::nullopt;
   }
   if (V.getAs<LoopObj>()) {

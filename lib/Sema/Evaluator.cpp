@@ -237,6 +237,17 @@ static Value evalCall(Interp &I, const CallExpr *E) {
 Value Interp::eval(const Expr *E) {
   if (Aborting)
     return Value::poison();
+  bool Outer = HostUndecided;
+  HostUndecided = false;
+  Value V = evalKind(E);
+  bool Undecided = HostUndecided;
+  HostUndecided = Outer || Undecided;
+  if (!V.isPoison() || !Undecided || hasIR() || Aborting)
+    return V;
+  return Value::object(std::make_shared<OpaqueObj>(exprText(E->getRange())));
+}
+
+Value Interp::evalKind(const Expr *E) {
   LocScope L(B, E->getRange());
   switch (E->getKind()) {
   case Expr::Kind::Name:

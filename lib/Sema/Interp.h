@@ -179,6 +179,10 @@ public:
   ErrorReport fatal(llvm::SMRange R, diag::ID ID);
 
   //===--- Expressions (Evaluator.cpp) ------------------------------------===//
+  /// The value of \p E. In host code, an expression that comes out Poison
+  /// because a truth test or an iteration met a host-only value (skipped
+  /// without an error) is a host-only value itself, so that kernel code
+  /// using it reports it instead of silently building nothing.
   Value eval(const ast::Expr *E);
   Value evalName(const ast::NameExpr *E);
   Value lookupName(llvm::StringRef Name, llvm::SMRange R);
@@ -205,6 +209,7 @@ public:
   /// Reports a construct compile-time evaluation cannot run (await, yield,
   /// a class body's use, ...), naming it.
   Value evalHostOnly(const ast::Expr *E, llvm::StringRef What);
+  Value evalKind(const ast::Expr *E);
 
   //===--- Statements (Statements.cpp) ------------------------------------===//
   Flow exec(const ast::StmtList &Body);
@@ -344,6 +349,9 @@ public:
   std::shared_ptr<Scope> ModuleScope;
   llvm::DenseMap<ir::Value *, Affine> Affines;
   bool Aborting = false;
+  /// Set when truthy or iterate skipped a host-only value in host code
+  /// (see eval).
+  bool HostUndecided = false;
   uint64_t Steps = 0;
   /// The name a single-name assignment is about to bind (buffer names).
   std::string PendingName;
