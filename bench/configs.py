@@ -337,6 +337,9 @@ CONFIGS: Dict[str, List[Build]] = {
           block_M=128, block_N=128, threads=256, tags=["check"]),
         B("b2 h8 s768 d128 128x128 s2 t256", batch=2, heads=8, seq_len=768, dim=128,
           block_M=128, block_N=128, num_stages=2, threads=256, tags=["check"]),
+        # 192 tiles: with --persistent, 60 of the 132 blocks walk two.
+        B("b3 h8 s1024 d128 128x128 s3 t256", batch=3, heads=8, seq_len=1024, dim=128,
+          block_M=128, block_N=128, num_stages=3, threads=256, tags=["check"]),
         B("b2 h8 s1024 d128 causal 128x128 s2 t256", batch=2, heads=8, seq_len=1024,
           dim=128, is_causal=True, block_M=128, block_N=128, num_stages=2, threads=256,
           tags=["check"]),
@@ -370,6 +373,10 @@ CONFIGS: Dict[str, List[Build]] = {
           is_causal=True, tags=["check", "ragged"]),
         B("b1 h32/8 s1000 d128", batch=1, seq_len=1000, tags=["check", "ragged"]),
         B("b1 h32/8 s1000 d128 causal", batch=1, seq_len=1000, is_causal=True,
+          tags=["check", "ragged"]),
+        # 192 tiles: with --persistent, 60 of the 132 blocks walk two.
+        B("b3 h8/2 s1000 d128 128x128 s3 t256", batch=3, heads=8, head_kv=2, seq_len=1000,
+          dim=128, block_M=128, block_N=128, num_stages=3, threads=256,
           tags=["check", "ragged"]),
         # Timed on flash_attention's tile candidates (the example's default
         # is the sm_80 tile).

@@ -128,7 +128,8 @@ private:
   /// (the next iteration runs after the accesses that follow) unless a
   /// scratch buffer starts afresh in each iteration, divergent branches
   /// (threads run both at once).
-  bool widensAccess(const Operation &Op, const Operation *ScratchScope) const {
+  bool widensAccess(const Operation &Op, const Operation &Alloc,
+                    const Operation *ScratchScope) const {
     // The consumers' role of a warp-specialized TMA ring runs in order on
     // its threads; the producer role beside it only issues TMA loads,
     // which count until the consumers' waits (tmaCompletion).
@@ -138,6 +139,11 @@ private:
     if (ScratchScope &&
         !(ScratchScope != &Op && ScratchScope->isAncestorOf(&Op)))
       return false;
+    // A persistent block's tile loop (persistent-tiles): each tile writes
+    // the shared bytes it reads, except the TMA ring's, which the producer
+    // fills ahead for the next tile.
+    if (Op.getBoolAttr("persistent").value_or(false))
+      return Alloc.getBoolAttr("across_tiles").value_or(false);
     return isLoop(Op);
   }
 
@@ -169,7 +175,7 @@ private:
     int64_t End = Lin.end(&User);
     for (Operation *P = User.getParentOp();
          P && P != &Kernel && !P->isAncestorOf(&Alloc); P = P->getParentOp()) {
-      if (!widensAccess(*P, ScratchScope))
+      if (!widensAccess(*P, Alloc, ScratchScope))
         continue;
       const Operation *Last = lastRole(*P);
       if (Last == P)
