@@ -158,6 +158,13 @@ void DiagnosticEngine::emit(Severity Kind, const Location &Loc,
     return;
   if (Kind == Severity::Warning && WarningsAsErrors)
     Kind = Severity::Error;
+  // The same error or warning at the same place again (a kernel factory
+  // runs once as the file's own code and once to build the kernel) says
+  // nothing new: it counts, but neither it nor its notes are shown.
+  bool Repeat = (Kind == Severity::Error || Kind == Severity::Warning) &&
+                !Shown.insert(describe(Loc) + Message).second;
+  if (Kind != Severity::Note)
+    RepeatNotes = Repeat;
   if (Kind == Severity::Error) {
     ++NumErrors;
     SuppressNotes = NumErrors > MaxErrors;
@@ -165,6 +172,8 @@ void DiagnosticEngine::emit(Severity Kind, const Location &Loc,
     ++NumWarnings;
     SuppressNotes = false;
   }
+  if (RepeatNotes)
+    return;
   if (VerifyMode) {
     Stored.push_back({Kind, Loc, Message});
     return;
@@ -264,9 +273,9 @@ bool DiagnosticEngine::verifyExpected(unsigned BufferID) {
     OK = false;
     std::string Where = At.isValid() ? "" : " (no location)";
     if (At.isValid())
-      SM.PrintMessage(OS, At, llvm::SourceMgr::DK_Error,
-                      fmt::format("unexpected {}: {}", severityName(D.Kind),
-                                  D.Message));
+      SM.PrintMessage(
+          OS, At, llvm::SourceMgr::DK_Error,
+          fmt::format("unexpected {}: {}", severityName(D.Kind), D.Message));
     else
       OS << "error: unexpected " << severityName(D.Kind) << Where << ": "
          << D.Message << "\n";

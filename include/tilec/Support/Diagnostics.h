@@ -18,6 +18,7 @@
 #include "tilec/Support/Location.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 #include <cstdint>
 #include <string>
@@ -77,7 +78,8 @@ struct StoredDiagnostic {
 
 class DiagnosticEngine {
 public:
-  explicit DiagnosticEngine(llvm::SourceMgr &SM, llvm::raw_ostream *OS = nullptr);
+  explicit DiagnosticEngine(llvm::SourceMgr &SM,
+                            llvm::raw_ostream *OS = nullptr);
 
   DiagnosticBuilder report(Location Loc, diag::ID ID) {
     return DiagnosticBuilder(*this, std::move(Loc), ID);
@@ -125,6 +127,10 @@ private:
   bool WarningsAsErrors = false;
   bool ShowRemarks = false;
   bool SuppressNotes = false;
+  /// "file:line:colmessage" of each error and warning shown, and whether
+  /// the last one was a repeat (its notes are dropped with it).
+  llvm::StringSet<> Shown;
+  bool RepeatNotes = false;
   std::vector<StoredDiagnostic> Stored;
 };
 
