@@ -200,11 +200,6 @@ static Value foldSequence(BinaryOp Op, const Value &L, const Value &R) {
 // Runtime values
 //===----------------------------------------------------------------------===//
 
-static bool isRuntimeLike(const Value &V) {
-  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V) ||
-         (V.getAs<BufferObj>() && V.getAs<BufferObj>()->isVar());
-}
-
 /// A whole (non-var) buffer used as a scalar operand: reports it.
 static bool isWholeBuffer(Interp &I, const Value &V, llvm::SMRange R) {
   auto *Buf = V.getAs<BufferObj>();

@@ -38,10 +38,6 @@ void Interp::reportHostValue(const Value &V, llvm::SMRange R) {
   error(R, diag::err_host_value) << repr(V);
 }
 
-static bool isRuntimeLike(const Value &V) {
-  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V);
-}
-
 std::optional<bool> Interp::truthy(const Value &V, llvm::SMRange R) {
   switch (V.kind()) {
   case Value::Kind::Poison:

@@ -144,7 +144,7 @@ static Value evalBoolOp(Interp &I, const BoolOpExpr *E) {
                            Next->getRange());
       continue;
     }
-    if (!Acc.isRuntime() && !Acc.getAs<BufferRefObj>() && !isSymbolic(Acc)) {
+    if (!isRuntimeLike(Acc)) {
       auto T = I.truthy(Acc, AccRange);
       if (!T)
         return Value::poison();
@@ -198,7 +198,7 @@ static Value evalCompare(Interp &I, const CompareExpr *E) {
 
 static Value evalIfExp(Interp &I, const IfExpExpr *E) {
   Value C = I.eval(E->Cond.get());
-  if (C.isRuntime() || C.getAs<BufferRefObj>()) {
+  if (isRuntimeLike(C) && I.hasIR()) {
     ir::Value *Cond = I.toRuntime(C, E->Cond->getRange());
     Value T = I.eval(E->Then.get()), F = I.eval(E->Else.get());
     auto P = I.promote(T, F, E->Then->getRange(), E->Else->getRange());

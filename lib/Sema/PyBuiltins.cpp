@@ -19,12 +19,6 @@
 using namespace tilec;
 using namespace tilec::sema;
 
-static bool isRuntimeLike(const Value &V) {
-  if (auto *Buf = V.getAs<BufferObj>())
-    return Buf->isVar();
-  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V);
-}
-
 static Value typeError(Interp &I, llvm::SMRange R, llvm::StringRef What,
                        llvm::StringRef Expected, const Value &Got) {
   if (!Got.isPoison())

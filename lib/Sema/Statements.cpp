@@ -33,11 +33,6 @@ private:
   Location Saved;
 };
 
-bool isRuntimeLike(const Value &V) {
-  if (auto *Buf = V.getAs<BufferObj>())
-    return Buf->isVar();
-  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V);
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//

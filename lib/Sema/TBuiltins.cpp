@@ -16,12 +16,6 @@
 using namespace tilec;
 using namespace tilec::sema;
 
-static bool isRuntimeLike(const Value &V) {
-  if (auto *Buf = V.getAs<BufferObj>())
-    return Buf->isVar();
-  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V);
-}
-
 static std::optional<double> foldMath(llvm::StringRef Fn, double X) {
   if (Fn == "exp")
     return std::exp(X);

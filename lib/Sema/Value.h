@@ -469,6 +469,14 @@ inline bool isSymbolic(const Value &V) {
   return V.getAs<SymbolObj>() || V.getAs<SymExprObj>();
 }
 
+/// A value known only when the kernel runs: an IR value, a buffer element,
+/// a `T.alloc_var` scalar, or a symbolic dim.
+inline bool isRuntimeLike(const Value &V) {
+  if (auto *Buf = V.getAs<BufferObj>())
+    return Buf->isVar();
+  return V.isRuntime() || V.getAs<BufferRefObj>() || isSymbolic(V);
+}
+
 //===----------------------------------------------------------------------===//
 // Scopes
 //===----------------------------------------------------------------------===//
