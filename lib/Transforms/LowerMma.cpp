@@ -19,7 +19,7 @@ public:
 
   bool run() {
     Operation *Kernel = Gemm.getParentOfKind(OpKind::Kernel);
-    if (!Kernel || !mapOperands(coords(), "mma"))
+    if (!Kernel || !mapOperands({mmaCoordC, mmaCoordA, mmaCoordB}, "mma"))
       return false;
     B.setInsertionPoint(&Gemm);
     B.setLoc(Gemm.getLoc());
@@ -52,19 +52,6 @@ public:
   }
 
 private:
-  InstrCoords coords() const {
-    const MmaPlan &Plan = P;
-    return {[&Plan](IndexExpr Mi, IndexExpr Ni, int64_t E) {
-              return mmaCoordC(Plan, Mi, Ni, E);
-            },
-            [&Plan](IndexExpr Mi, IndexExpr Ks, int64_t E) {
-              return mmaCoordA(Plan, Mi, Ks, E);
-            },
-            [&Plan](IndexExpr Ni, IndexExpr Ks, int64_t E) {
-              return mmaCoordB(Plan, Ni, Ks, E);
-            }};
-  }
-
   void ldmatrix(Value *Dst, IndexExpr Off, Value *Src, TileCoords At,
                 int64_t Count, bool Trans) {
     B.create(OpKind::Ldmatrix,

@@ -22,9 +22,12 @@ bool MmaLowering::fail(const std::string &Why) {
 
 bool MmaLowering::mapOperands(const InstrCoords &Coords,
                               llvm::StringRef Instr) {
-  auto Map = [&](const Fragment &F, const CoordFn &Fn, int64_t N1, int64_t N2,
+  auto Map = [&](const Fragment &F, PlanCoordFn Fn, int64_t N1, int64_t N2,
                  int64_t Elems, TileMap &Out) {
-    auto M = mapFragmentTiles(P, F, Fn, N1, N2, Elems);
+    CoordFn Coord = [&](IndexExpr T1, IndexExpr T2, int64_t E) {
+      return Fn(P, T1, T2, E);
+    };
+    auto M = mapFragmentTiles(P, F, Coord, N1, N2, Elems);
     if (M)
       Out = *M;
     return M.has_value();

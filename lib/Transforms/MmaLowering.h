@@ -24,10 +24,12 @@
 
 namespace tilec {
 
-/// The per-lane element coordinates of an instruction's C, A and B
-/// (MmaGemm.h's CoordFn, one per operand).
+/// The per-lane element coordinates of an instruction's C, A and B under a
+/// plan (mmaCoordC/A/B of MmaGemm.h, mfmaCoordC/A/B of MfmaGemm.h).
+using PlanCoordFn = TileCoords (*)(const MmaPlan &, layout::IndexExpr,
+                                   layout::IndexExpr, int64_t);
 struct InstrCoords {
-  CoordFn C, A, B;
+  PlanCoordFn C, A, B;
 };
 
 class MmaLowering {

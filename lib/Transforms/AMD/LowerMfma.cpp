@@ -18,7 +18,7 @@ public:
         Instr(mfmaInstruction(P.In, P.Mfma->Tile, P.Mfma->K)) {}
 
   bool run() {
-    if (!mapOperands(coords(), "MFMA"))
+    if (!mapOperands({mfmaCoordC, mfmaCoordA, mfmaCoordB}, "MFMA"))
       return false;
     B.setInsertionPoint(&Gemm);
     B.setLoc(Gemm.getLoc());
@@ -39,19 +39,6 @@ public:
 
 private:
   std::string Instr;
-
-  InstrCoords coords() const {
-    const MmaPlan &Plan = P;
-    return {[&Plan](IndexExpr Mi, IndexExpr Ni, int64_t E) {
-              return mfmaCoordC(Plan, Mi, Ni, E);
-            },
-            [&Plan](IndexExpr Mi, IndexExpr Ks, int64_t E) {
-              return mfmaCoordA(Plan, Mi, Ks, E);
-            },
-            [&Plan](IndexExpr Ni, IndexExpr Ks, int64_t E) {
-              return mfmaCoordB(Plan, Ni, Ks, E);
-            }};
-  }
 
   /// Whether the lane's \p Elems elements of \p Src are one run along its
   /// last dimension (k inner) that the buffer's layout keeps contiguous
