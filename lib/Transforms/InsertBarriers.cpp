@@ -534,7 +534,7 @@ private:
   /// early in a step and read by a wgmma late in it, needs no barrier
   /// before the next step's write when the dQ staging's barriers follow the
   /// read. The visit with the carried accesses then only adds barriers,
-  /// which can only shorten the tail. Quiet: that visit reports.
+  /// which can only shorten the tail. Quiet: warnings come from that visit.
   void placeFirstIteration(Operation &Loop, AccessSet Pending) {
     bool WasQuiet = Quiet;
     AccessSet OuterInFlight = InFlight;
