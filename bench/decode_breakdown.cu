@@ -131,7 +131,8 @@ int main(int Argc, char **Argv) {
   dim3 Grid GRID;
   int Smem = FLASH_DECODING_SHARED_MEMORY_BYTES;
   CHECK(cudaFuncSetAttribute(flash_decoding_kernel,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, Smem));
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             Smem));
   auto Kernel = [&](int I) {
     Set &S = Sets[I];
     flash_decoding_kernel<<<Grid, FLASH_DECODING_THREADS, Smem, Stream>>>(
