@@ -651,6 +651,18 @@ static uint64_t wgmmaDescriptorFields(llvm::ArrayRef<int64_t> L) {
   return (uint64_t(L[1]) >> 4) << 16 | (uint64_t(L[2]) >> 4) << 32 | Mode << 62;
 }
 
+/// The immediates after scale-d: imm-scale-a/b (floating-point types) and
+/// imm-trans-a/b (16-bit types; a register A has no transpose).
+static std::string wgmmaImmediates(const Operation &Op, DType AB, bool ARegs) {
+  bool TransA = Op.getBoolAttr("a_mn_major").value_or(false);
+  bool TransB = Op.getBoolAttr("b_mn_major").value_or(false);
+  if (bitWidth(AB) == 16 && !ARegs)
+    return fmt::format(", 1, 1, {:d}, {:d}", TransA, TransB);
+  if (bitWidth(AB) == 16)
+    return fmt::format(", 1, 1, {:d}", TransB);
+  return isFloat(AB) ? ", 1, 1" : "";
+}
+
 /// One wgmma.mma_async as inline PTX: the accumulators are the 32-bit
 /// words from &D[off] ("+f" for f32, "+r" for s32 and f16 pairs), A is a
 /// descriptor or four 32-bit words, B a descriptor; scale-d is 1 (D += A *
@@ -699,16 +711,7 @@ void KernelEmitter::emitWgmma(const Operation &Op) {
                   wgmmaDescriptorFields(*Op.getIntArrayAttr("b_layout"))));
   Ins.push_back(Op.getBoolAttr("zero_init").value_or(false) ? "\"r\"(0)"
                                                             : "\"r\"(1)");
-  std::string Tail;
-  if (bitWidth(AB) == 16 && !ARegs)
-    Tail = fmt::format(", 1, 1, {:d}, {:d}",
-                       Op.getBoolAttr("a_mn_major").value_or(false),
-                       Op.getBoolAttr("b_mn_major").value_or(false));
-  else if (bitWidth(AB) == 16)
-    Tail = fmt::format(", 1, 1, {:d}",
-                       Op.getBoolAttr("b_mn_major").value_or(false));
-  else if (isFloat(AB))
-    Tail = ", 1, 1";
+  std::string Tail = wgmmaImmediates(Op, AB, ARegs);
   W.line(fmt::format(
       "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\n\"",
       Next + 1));

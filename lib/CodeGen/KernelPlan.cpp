@@ -145,6 +145,24 @@ const Value *storageOf(const Value *Buf) {
   return Buf;
 }
 
+/// Gives a TMA load the index of its tensor map, adding the map the first
+/// time a (tensor, box, swizzle, row dimension) combination is seen.
+void recordTmaMap(KernelPlan &K, const Operation &Op) {
+  std::vector<int64_t> Box = *Op.getIntArrayAttr("box");
+  const Value *Src = Op.getGroup(1)[0];
+  TmaMap Map = {Src, Box[0], Box[1], *Op.getIntAttr("swizzle"),
+                Op.getIntAttr("row_dim").value_or(Src->getType().rank() - 2)};
+  auto Same = [&](const TmaMap &M) {
+    return M.Global == Map.Global && M.BoxRows == Map.BoxRows &&
+           M.BoxCols == Map.BoxCols && M.Swizzle == Map.Swizzle &&
+           M.RowDim == Map.RowDim;
+  };
+  auto It = llvm::find_if(K.TmaMaps, Same);
+  K.TmaMapOf[&Op] = It - K.TmaMaps.begin();
+  if (It == K.TmaMaps.end())
+    K.TmaMaps.push_back(Map);
+}
+
 void recordAccess(KernelPlan &K, const Operation &Op) {
   auto Mark = [&](const Value *Buf, bool Read, bool Write, unsigned Bytes) {
     BufferAccess &A = K.Access[storageOf(Buf)];
@@ -187,27 +205,11 @@ void recordAccess(KernelPlan &K, const Operation &Op) {
     Mark(Op.getOperand(0), false, true, Bytes);
     return Mark(Op.getGroup(1)[0], true, false, Bytes);
   }
-  case OpKind::TmaLoad: {
+  case OpKind::TmaLoad:
     Mark(Op.getOperand(0), false, true, 16);
     Mark(Op.getGroup(1)[0], true, false, 16);
-    std::vector<int64_t> Box = *Op.getIntArrayAttr("box");
-    const Value *Src = Op.getGroup(1)[0];
-    TmaMap Map = {Src, Box[0], Box[1], *Op.getIntAttr("swizzle"),
-                  Op.getIntAttr("row_dim").value_or(Src->getType().rank() - 2)};
-    auto Same = [&](const TmaMap &M) {
-      return M.Global == Map.Global && M.BoxRows == Map.BoxRows &&
-             M.BoxCols == Map.BoxCols && M.Swizzle == Map.Swizzle &&
-             M.RowDim == Map.RowDim;
-    };
-    auto It = llvm::find_if(K.TmaMaps, Same);
-    K.TmaMapOf[&Op] = It - K.TmaMaps.begin();
-    if (It == K.TmaMaps.end())
-      K.TmaMaps.push_back(Map);
-    return;
-  }
+    return recordTmaMap(K, Op);
   case OpKind::Ldmatrix:
-    Mark(Op.getOperand(0), false, true, 16);
-    return Mark(Op.getGroup(1)[0], true, false, 16);
   case OpKind::Stmatrix:
     Mark(Op.getOperand(0), false, true, 16);
     return Mark(Op.getGroup(1)[0], true, false, 16);

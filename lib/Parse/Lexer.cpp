@@ -46,6 +46,17 @@ bool isValidDigitGroup(StringRef S, unsigned Base, bool LeadingUnderscore) {
   return true;
 }
 
+/// An empty group is not bad here: '1.' and '.5' leave one part empty.
+bool isBadDecimalGroup(StringRef S) {
+  return !S.empty() && !isValidDigitGroup(S, 10, /*LeadingUnderscore=*/false);
+}
+
+/// Python rejects '012' (but not '0', '00' or '0_0') as an integer literal.
+bool hasLeadingZero(StringRef IntPart) {
+  return IntPart.size() > 1 && IntPart[0] == '0' &&
+         IntPart.find_first_not_of("0_") != StringRef::npos;
+}
+
 std::string withoutUnderscores(StringRef S) {
   std::string R;
   for (char C : S)
@@ -368,43 +379,50 @@ void Lexer::lexNonAscii() {
 // exponent-> ('e'|'E') ['+'|'-'] digits
 // digits  -> digit (['_'] digit)*
 void Lexer::lexNumber() {
+  if (*Cur == '0' && Cur + 1 < End && Cur[1] && strchr("xXoObB", Cur[1]))
+    return lexBasedNumber();
+  lexDecimalNumber();
+}
+
+StringRef Lexer::scanDigitRun() {
+  const char *S = Cur;
+  while (Cur < End && (llvm::isDigit(*Cur) || *Cur == '_'))
+    ++Cur;
+  return StringRef(S, Cur - S);
+}
+
+// A number glued to name characters ('1abc', '0x1g') is one bad token, so
+// the parser does not see a number followed by a name.
+bool Lexer::skipNameChars() {
+  const char *S = Cur;
+  while (Cur < End && isNameChar(*Cur))
+    ++Cur;
+  return Cur != S;
+}
+
+void Lexer::lexBasedNumber() {
   const char *Start = Cur;
-  auto ScanRun = [&] {
-    const char *S = Cur;
-    while (Cur < End && (llvm::isDigit(*Cur) || *Cur == '_'))
-      ++Cur;
-    return StringRef(S, Cur - S);
-  };
-  auto SkipGarbage = [&] {
-    bool Any = false;
-    while (Cur < End && isNameChar(*Cur)) {
-      ++Cur;
-      Any = true;
-    }
-    return Any;
-  };
+  char B = llvm::toLower(Cur[1]);
+  unsigned Base = B == 'x' ? 16 : B == 'o' ? 8 : 2;
+  Cur += 2;
+  const char *Digits = Cur;
+  skipNameChars();
+  StringRef D(Digits, Cur - Digits);
+  Token &T = push(tok::Int, Start, Cur);
+  if (!isValidDigitGroup(D, Base, /*LeadingUnderscore=*/true))
+    report(Start, Cur, diag::err_lex_bad_number) << T.Text;
+  else if (!parseInteger(D, Base, T.IntValue))
+    report(Start, Cur, diag::err_lex_int_too_large) << T.Text;
+}
 
-  if (*Cur == '0' && Cur + 1 < End && Cur[1] && strchr("xXoObB", Cur[1])) {
-    char B = llvm::toLower(Cur[1]);
-    unsigned Base = B == 'x' ? 16 : B == 'o' ? 8 : 2;
-    Cur += 2;
-    const char *Digits = Cur;
-    SkipGarbage();
-    StringRef D(Digits, Cur - Digits);
-    Token &T = push(tok::Int, Start, Cur);
-    if (!isValidDigitGroup(D, Base, /*LeadingUnderscore=*/true))
-      report(Start, Cur, diag::err_lex_bad_number) << T.Text;
-    else if (!parseInteger(D, Base, T.IntValue))
-      report(Start, Cur, diag::err_lex_int_too_large) << T.Text;
-    return;
-  }
-
-  StringRef IntPart = ScanRun(), Frac, Exp;
+void Lexer::lexDecimalNumber() {
+  const char *Start = Cur;
+  StringRef IntPart = scanDigitRun(), Frac, Exp;
   bool HasDot = false, HasExp = false;
   if (Cur < End && *Cur == '.') {
     HasDot = true;
     ++Cur;
-    Frac = ScanRun();
+    Frac = scanDigitRun();
   }
   if (Cur < End && (*Cur == 'e' || *Cur == 'E')) {
     const char *P = Cur + 1;
@@ -413,23 +431,17 @@ void Lexer::lexNumber() {
     if (P < End && llvm::isDigit(*P)) {
       HasExp = true;
       Cur = P;
-      Exp = ScanRun();
+      Exp = scanDigitRun();
     }
   }
   bool Imag = Cur < End && (*Cur == 'j' || *Cur == 'J');
   if (Imag)
     ++Cur;
-  bool Bad = SkipGarbage();
   bool IsFloat = HasDot || HasExp;
-  if (!IntPart.empty() && !isValidDigitGroup(IntPart, 10, false))
-    Bad = true;
-  if (!Frac.empty() && !isValidDigitGroup(Frac, 10, false))
-    Bad = true;
-  if (HasExp && !isValidDigitGroup(Exp, 10, false))
-    Bad = true;
-  if (!IsFloat && IntPart.size() > 1 && IntPart[0] == '0' &&
-      IntPart.find_first_not_of("0_") != StringRef::npos)
-    Bad = true;
+  // skipNameChars goes first: it must consume the rest of the token.
+  bool Bad = skipNameChars() || isBadDecimalGroup(IntPart) ||
+             isBadDecimalGroup(Frac) || isBadDecimalGroup(Exp) ||
+             (!IsFloat && hasLeadingZero(IntPart));
 
   Token &T = push(IsFloat || Imag ? tok::Float : tok::Int, Start, Cur);
   if (Bad) {

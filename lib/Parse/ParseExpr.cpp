@@ -163,32 +163,25 @@ ExprPtr Parser::parseComprehension(ComprehensionExpr::CompKind K, SMLoc Start,
 // testlist_star_expr -> (test|star_expr) (',' (test|star_expr))* [',']
 // testlist           -> test (',' test)* [',']
 ExprPtr Parser::parseTestList(bool AllowStar) {
-  SMLoc Start = tok().getLoc();
-  auto ParseOne = [&] { return AllowStar ? parseTestOrStar() : parseTest(); };
-  ExprPtr First = ParseOne();
-  if (!First || !at(tok::Comma))
-    return rejectLoneStar(std::move(First));
-  ExprList Elts;
-  Elts.push_back(std::move(First));
-  while (consumeIf(tok::Comma) && startsExpression(tok())) {
-    ExprPtr E = ParseOne();
-    if (!E)
-      return nullptr;
-    Elts.push_back(std::move(E));
-  }
-  return make<TupleExpr>(rangeFrom(Start), std::move(Elts));
+  return parseCommaList(
+      [&] { return AllowStar ? parseTestOrStar() : parseTest(); });
 }
 
 // exprlist -> (expr|star_expr) (',' (expr|star_expr))* [',']
 ExprPtr Parser::parseExprList() {
-  SMLoc Start = tok().getLoc();
-  auto ParseOne = [&]() -> ExprPtr {
+  return parseCommaList([&]() -> ExprPtr {
     if (!at(tok::Star))
       return parseBinary(1);
     SMLoc StarLoc = consume().getLoc();
     ExprPtr V = parseBinary(1);
     return V ? make<StarredExpr>(rangeFrom(StarLoc), std::move(V)) : nullptr;
-  };
+  });
+}
+
+/// One element, or a tuple when a comma follows it (a trailing comma
+/// included).
+ExprPtr Parser::parseCommaList(llvm::function_ref<ExprPtr()> ParseOne) {
+  SMLoc Start = tok().getLoc();
   ExprPtr First = ParseOne();
   if (!First || !at(tok::Comma))
     return rejectLoneStar(std::move(First));

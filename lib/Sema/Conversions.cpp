@@ -135,21 +135,22 @@ std::optional<std::vector<Value>> Interp::iterate(const Value &V,
   return std::nullopt;
 }
 
+void Interp::reportNotConstant(const Value &V, llvm::SMRange R,
+                               llvm::StringRef What, llvm::StringRef Expected) {
+  if (V.isPoison())
+    return;
+  if (isRuntimeLike(V))
+    return reportNotCompileTime(V, R, What);
+  if (V.getAs<OpaqueObj>())
+    return reportHostValue(V, R);
+  error(R, diag::err_type_mismatch) << What << Expected << typeName(V);
+}
+
 std::optional<int64_t> Interp::constInt(const Value &V, llvm::SMRange R,
                                         llvm::StringRef What) {
   if (V.isIntLike())
     return V.getInt();
-  if (V.isPoison())
-    return std::nullopt;
-  if (isRuntimeLike(V)) {
-    reportNotCompileTime(V, R, What);
-    return std::nullopt;
-  }
-  if (V.getAs<OpaqueObj>()) {
-    reportHostValue(V, R);
-    return std::nullopt;
-  }
-  error(R, diag::err_type_mismatch) << What << "an int" << typeName(V);
+  reportNotConstant(V, R, What, "an int");
   return std::nullopt;
 }
 
@@ -157,13 +158,7 @@ std::optional<bool> Interp::constBool(const Value &V, llvm::SMRange R,
                                       llvm::StringRef What) {
   if (V.isIntLike())
     return V.getInt() != 0;
-  if (V.isPoison())
-    return std::nullopt;
-  if (isRuntimeLike(V)) {
-    reportNotCompileTime(V, R, What);
-    return std::nullopt;
-  }
-  error(R, diag::err_type_mismatch) << What << "a bool" << typeName(V);
+  reportNotConstant(V, R, What, "a bool");
   return std::nullopt;
 }
 

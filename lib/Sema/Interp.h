@@ -257,6 +257,10 @@ public:
                             llvm::StringRef What);
   /// Reports that a host-only value reached code that needs a real one.
   void reportHostValue(const Value &V, llvm::SMRange R);
+  /// Reports why V (poison: nothing more to say) is not a compile-time
+  /// constant of the Expected kind.
+  void reportNotConstant(const Value &V, llvm::SMRange R, llvm::StringRef What,
+                         llvm::StringRef Expected);
   BufferObj *bufferOf(const Value &V, llvm::SMRange R, llvm::StringRef What);
 
   //===--- Runtime values (Arith.cpp) -------------------------------------===//

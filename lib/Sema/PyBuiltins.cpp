@@ -139,6 +139,25 @@ Value sema::pyAbs(Interp &I, BoundArgs &A) {
   return X ? Value::runtime(I.B.createMath("abs", {X})) : Value::poison();
 }
 
+/// int(x) or float(x) of a value known only later (a symbolic size) or
+/// only on the device (a runtime scalar): a conversion to \p Ty.
+static Value runtimeConversion(Interp &I, BoundArgs &A, DType Ty,
+                               llvm::StringRef Name) {
+  const Value &V = A[0];
+  if (auto D = I.deferSymbolic(
+          {V}, (Name + "(" + symbolicText(V, 0) + ")").str(), SymPrec::Atom,
+          [Ty, R = A.range(0)](Interp &I, const std::vector<Value> &X) {
+            ir::Value *C = I.toRuntimeAs(X[0], Ty, R);
+            return C ? Value::runtime(C) : Value::poison();
+          }))
+    return *D;
+  if (isRuntimeLike(V)) {
+    ir::Value *X = I.toRuntimeAs(V, Ty, A.range(0));
+    return X ? Value::runtime(X) : Value::poison();
+  }
+  return typeError(I, A.range(0), (Name + "()").str(), "a number", V);
+}
+
 Value sema::pyInt(Interp &I, BoundArgs &A) {
   const Value &V = A[0];
   if (V.isIntLike())
@@ -154,18 +173,7 @@ Value sema::pyInt(Interp &I, BoundArgs &A) {
   int64_t N;
   if (V.isStr() && !llvm::StringRef(V.getStr()).trim().getAsInteger(10, N))
     return Value::integer(N);
-  if (auto D = I.deferSymbolic(
-          {V}, "int(" + symbolicText(V, 0) + ")", SymPrec::Atom,
-          [R = A.range(0)](Interp &I, const std::vector<Value> &X) {
-            ir::Value *C = I.toRuntimeAs(X[0], DType::Int32, R);
-            return C ? Value::runtime(C) : Value::poison();
-          }))
-    return *D;
-  if (isRuntimeLike(V)) {
-    ir::Value *X = I.toRuntimeAs(V, DType::Int32, A.range(0));
-    return X ? Value::runtime(X) : Value::poison();
-  }
-  return typeError(I, A.range(0), "int()", "a number", V);
+  return runtimeConversion(I, A, DType::Int32, "int");
 }
 
 Value sema::pyFloat(Interp &I, BoundArgs &A) {
@@ -186,18 +194,7 @@ Value sema::pyFloat(Interp &I, BoundArgs &A) {
     if (!S.getAsDouble(D))
       return Value::real(D);
   }
-  if (auto D = I.deferSymbolic(
-          {V}, "float(" + symbolicText(V, 0) + ")", SymPrec::Atom,
-          [R = A.range(0)](Interp &I, const std::vector<Value> &X) {
-            ir::Value *C = I.toRuntimeAs(X[0], DType::Float32, R);
-            return C ? Value::runtime(C) : Value::poison();
-          }))
-    return *D;
-  if (isRuntimeLike(V)) {
-    ir::Value *X = I.toRuntimeAs(V, DType::Float32, A.range(0));
-    return X ? Value::runtime(X) : Value::poison();
-  }
-  return typeError(I, A.range(0), "float()", "a number", V);
+  return runtimeConversion(I, A, DType::Float32, "float");
 }
 
 Value sema::pyBool(Interp &I, BoundArgs &A) {

@@ -503,6 +503,8 @@ private:
     Block &Body = Loop.getBody(IsWhile ? 1 : 0);
     bool Exits = false, Divergent = false;
     findLoopExits(Body, Div, false, Exits, Divergent);
+    if (!Exits)
+      placeFirstIteration(Loop, Pending);
     bool NoBarrier = false;
     AccessSet Carried =
         Exits ? blockAccesses(Body) : tailAccesses(Body, NoBarrier);
@@ -522,6 +524,28 @@ private:
       addNested(Pending, blockAccesses(Loop.getBody(0)));
     if (Exits)
       addNested(Pending, blockAccesses(Body));
+  }
+
+  /// Places the barriers that the first iteration of \p Loop needs, with
+  /// \p Pending before it: every iteration needs them, so what an iteration
+  /// leaves pending is only what follows the last of them (tailAccesses).
+  /// Found before the loop-carried accesses are known, they keep that tail
+  /// from holding the whole body: attention backward's dS tile, written
+  /// early in a step and read by a wgmma late in it, needs no barrier
+  /// before the next step's write when the dQ staging's barriers follow the
+  /// read. The visit with the carried accesses then only adds barriers,
+  /// which can only shorten the tail. Quiet: warnings come from that visit.
+  void placeFirstIteration(Operation &Loop, AccessSet Pending) {
+    bool WasQuiet = Quiet;
+    AccessSet OuterInFlight = InFlight;
+    Operation *OuterSettled = SettledElse;
+    Quiet = true;
+    if (Loop.is(OpKind::While))
+      visitBlock(Loop.getBody(0), Pending);
+    visitBlock(Loop.getBody(Loop.is(OpKind::While) ? 1 : 0), Pending);
+    InFlight = std::move(OuterInFlight);
+    SettledElse = OuterSettled;
+    Quiet = WasQuiet;
   }
 
   /// An op that not every thread runs the same way (divergent branch or
@@ -549,6 +573,8 @@ private:
           continue;
         if (!conflict(Inner[I], Inner[J], Enclosing, /*EitherFirst=*/true))
           continue;
+        if (Quiet)
+          return;
         Diags.report(Op.getLoc(), diag::warn_barrier_in_divergent_code)
             << Inner[I].buffer()->getNameHint().str();
         return;
@@ -576,6 +602,8 @@ private:
   Operation *CurRole = nullptr;
   /// The else half of a thread split whose conflicts its then half settled.
   Operation *SettledElse = nullptr;
+  /// Inside placeFirstIteration: warnings wait for the final visit.
+  bool Quiet = false;
   static constexpr int64_t MaxBarrierId = 15;
   std::set<int64_t> UsedIds;
   std::map<std::pair<int64_t, int64_t>, int64_t> RoleIds;

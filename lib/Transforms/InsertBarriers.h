@@ -22,7 +22,12 @@
 //     after the body's last top-level barrier), so a buffer written at the
 //     top of the body and read at the bottom gets a barrier before the
 //     next iteration's write (GEMM: copy A, copy B, barrier, gemm, and a
-//     barrier at the top of the next iteration).
+//     barrier at the top of the next iteration). The body is first walked
+//     with only what is pending before the loop, which places the barriers
+//     every iteration needs; the last of those bounds what an iteration
+//     leaves pending (attention backward's dS tile, read by a wgmma before
+//     the dQ staging's barriers, needs none before the next step's write).
+//     The walk with the carried accesses then only adds barriers.
 //   - A barrier is never placed where threads may disagree on reaching it:
 //     inside an `if` whose condition, or a loop whose bounds, depend on
 //     thread_id or on loaded values, or a loop left by such a branch's

@@ -64,6 +64,10 @@ private:
   bool skipContinuation();
   void lexName();
   void lexNumber();
+  void lexBasedNumber();
+  void lexDecimalNumber();
+  llvm::StringRef scanDigitRun();
+  bool skipNameChars();
   void lexString(const char *Start, llvm::StringRef Prefix);
   bool lexStringBody(const char *Start, char Quote, bool Triple, bool Raw,
                      bool Decode, std::string &Value);

@@ -27,6 +27,7 @@
 #include "tilec/Parse/AST.h"
 #include "tilec/Parse/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <memory>
 #include <vector>
 
@@ -127,6 +128,7 @@ private:
   // Expressions (ParseExpr.cpp).
   ExprPtr parseTestList(bool AllowStar);
   ExprPtr parseExprList();
+  ExprPtr parseCommaList(llvm::function_ref<ExprPtr()> ParseOne);
   ExprPtr parseTest();
   ExprPtr parseTestOrStar();
   ExprPtr rejectLoneStar(ExprPtr E);
