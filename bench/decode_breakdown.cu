@@ -2,15 +2,16 @@
 // torch (so that ncu can profile it quickly). Built with the tilec-generated
 // flash_decoding .cu of one shape (bench/decode_breakdown.sh), it times, per
 // call, over CUDA graph replays of back-to-back calls on 8 rotating input
-// sets (the kernel reads DRAM, not L2):
-//   launcher  the generated launcher (one kernel: the last block of an
-//             entry's runs combines them; PDL)
-//   kernel    the kernel alone (plain launches)
-//   empty     an empty kernel with the kernel's grid (the launch floor)
+// sets (the kernels read DRAM, not L2):
+//   launcher  the generated launcher (split kernel + combine kernel, PDL)
+//   split     the split kernel alone (plain launches)
+//   combine   the combine kernel alone (plain launches)
+//   empty     an empty kernel with the split kernel's grid (the launch floor)
 // and prints the bytes of K and V the cached lengths cover over the
 // launcher's time. LENGTHS (a braced list of BATCH cached lengths, e.g.
 // bench/refs.py's decode_lengths) makes the batch ragged; by default every
-// entry is full. GRID is the kernel's grid (the manifest's).
+// entry is full. SPLIT_GRID and COMBINE_GRID are the kernels' grids (the
+// manifest's).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -37,7 +38,7 @@ constexpr int NumSets = 8;
 constexpr int CallsPerGraph = CALLS_PER_GRAPH;
 
 struct Set {
-  void *Q, *K, *V, *Lens, *Lse, *Partial, *Arrivals, *Out;
+  void *Q, *K, *V, *Lens, *Lse, *Partial, *Out;
 };
 
 void *zeroed(size_t Bytes) {
@@ -73,8 +74,6 @@ Set makeSet() {
                    cudaMemcpyHostToDevice));
   S.Lse = zeroed(size_t(BATCH) * HEADS * SPLIT * 4);
   S.Partial = zeroed(size_t(BATCH) * HEADS * SPLIT * DIM * 4);
-  // Zero, as every call leaves them.
-  S.Arrivals = zeroed(size_t(BATCH) * HEAD_KV * sizeof(int));
   S.Out = zeroed(size_t(BATCH) * HEADS * DIM * 2);
   return S;
 }
@@ -119,8 +118,8 @@ int main(int Argc, char **Argv) {
     Sets.push_back(makeSet());
   auto Launcher = [&](int I) {
     Set &S = Sets[I];
-    if (flash_decoding(S.Q, S.K, S.V, S.Lens, S.Lse, S.Partial, S.Arrivals,
-                       S.Out, Stream) != 0)
+    if (flash_decoding(S.Q, S.K, S.V, S.Lens, S.Lse, S.Partial, S.Out,
+                       Stream) != 0)
       std::exit(2);
   };
   if (ProfileOnly) { // one call for ncu
@@ -128,26 +127,39 @@ int main(int Argc, char **Argv) {
     CHECK(cudaStreamSynchronize(Stream));
     return 0;
   }
-  dim3 Grid GRID;
-  int Smem = FLASH_DECODING_SHARED_MEMORY_BYTES;
-  CHECK(cudaFuncSetAttribute(flash_decoding_kernel,
+  dim3 SplitGrid SPLIT_GRID, CombineGrid COMBINE_GRID;
+  int SplitSmem = FLASH_DECODING_KERNEL0_SHARED_MEMORY_BYTES;
+  int CombineSmem = FLASH_DECODING_KERNEL1_SHARED_MEMORY_BYTES;
+  CHECK(cudaFuncSetAttribute(flash_decoding_kernel0,
                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             Smem));
-  auto Kernel = [&](int I) {
+                             SplitSmem));
+  CHECK(cudaFuncSetAttribute(flash_decoding_kernel1,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             CombineSmem));
+  auto Split = [&](int I) {
     Set &S = Sets[I];
-    flash_decoding_kernel<<<Grid, FLASH_DECODING_THREADS, Smem, Stream>>>(
+    flash_decoding_kernel0<<<SplitGrid, FLASH_DECODING_KERNEL0_THREADS,
+                             SplitSmem, Stream>>>(
         (half *)S.Q, (half *)S.K, (half *)S.V, (int *)S.Lens, (float *)S.Lse,
-        (float *)S.Partial, (int *)S.Arrivals, (half *)S.Out);
+        (float *)S.Partial);
   };
-  auto Empty = [&](int) { emptyKernel<<<Grid, 128, 0, Stream>>>(); };
+  auto Combine = [&](int I) {
+    Set &S = Sets[I];
+    flash_decoding_kernel1<<<CombineGrid, FLASH_DECODING_KERNEL1_THREADS,
+                             CombineSmem, Stream>>>(
+        (float *)S.Lse, (float *)S.Partial, (half *)S.Out);
+  };
+  auto Empty = [&](int) { emptyKernel<<<SplitGrid, 128, 0, Stream>>>(); };
   double Cached = 0;
   for (int Len : cachedLengths())
     Cached += Len;
   double Bytes = 2.0 * Cached * HEAD_KV * DIM * 2;
   double T = timeCalls(Stream, Launcher);
-  std::printf("b%d s%d split%d: launcher %.2f us (%.0f GB/s of K and V), "
-              "kernel %.2f us, empty %.2f us\n",
+  std::printf("b%d s%d split%d: launcher %.2f us (%.0f GB/s of K and V), split "
+              "%.2f us, "
+              "combine %.2f us, empty %.2f us\n",
               BATCH, SEQLEN, SPLIT, T, Bytes / T / 1e3,
-              timeCalls(Stream, Kernel), timeCalls(Stream, Empty));
+              timeCalls(Stream, Split), timeCalls(Stream, Combine),
+              timeCalls(Stream, Empty));
   return 0;
 }

@@ -14,13 +14,14 @@ name=decode_b${b}_s${s}_split${split}${RAGGED:+_ragged}
 mkdir -p "$out/$name.src"
 "$tilec" "$root/examples/flash_decoding.tile" --emit=cuda --target=sm_90 \
   -D batch="$b" -D seqlen_kv="$s" -D num_split="$split" "$@" -o "$out/$name.src/fd.cu"
-# The kernel's grid (the manifest's) and, with RAGGED, the lengths, in a
+# The kernels' grids (the manifest's) and, with RAGGED, the lengths, in a
 # header: nvcc would split -D values at their commas.
 python3 - "$out/$name.src" "$b" "$s" "${RAGGED:-}" <<'EOF'
 import json, random, sys
 src, b, s, ragged = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 launches = json.load(open(src + "/fd.json"))["kernels"][0]["launches"]
-lines = ["#define GRID (%s)" % ", ".join(launches[0]["grid"])]
+lines = ["#define %s_GRID (%s)" % (n, ", ".join(l["grid"]))
+         for n, l in zip(("SPLIT", "COMBINE"), launches)]
 if ragged:
     rng = random.Random(3000 + b * 7 + s)  # bench/refs.py's decode_lengths
     lens = [s] + [rng.randint(1, s) for _ in range(b - 1)]

@@ -22,10 +22,6 @@ or by the kernel name in its manifest. A Spec says, for one example:
                       output and log-sum-exp), in place;
   exact               outputs compared element by element (no tolerance);
   workspace           outputs that are scratch space: poisoned, never compared;
-  zeroed              counters the host hands over zeroed and the kernel leaves
-                      zero (a last-block reduction's arrival counts): zeroed
-                      before every launch, never poisoned, not state (the
-                      re-check after timing runs); ref expects them zero;
   baseline            the name of the torch baseline, for the table;
   short               its short name, a column header of the TFLOP/s tables;
   baseline_is_ref     False when the baseline computes a related but different
@@ -117,7 +113,6 @@ class Spec:
     derive: Optional[Callable] = None
     exact: frozenset = frozenset()
     workspace: frozenset = frozenset()
-    zeroed: frozenset = frozenset()
     baseline: str = ""
     baseline_is_ref: bool = True  # the baseline's result equals the reference
     short: str = ""
@@ -739,7 +734,7 @@ def decode_shapes(p, sym):
             "V": ((b, s, hkv, d), p.dtype), "cache_seqlens": ((b,), "int32"),
             "glse": ((b, h, p.num_split), p.accum_dtype),
             "Output_partial": ((b, h, p.num_split, d), p.accum_dtype),
-            "arrivals": ((b, hkv), "int32"), "Output": ((b, h, d), p.dtype)}
+            "Output": ((b, h, d), p.dtype)}
 
 
 def decode_ref(x, p, sym):
@@ -752,8 +747,7 @@ def decode_ref(x, p, sym):
         k, v = (f64(x[name][b, :n]).transpose(0, 1).repeat_interleave(groups, 0)
                 for name in ("K", "V"))
         out[b] = attention_f64(q, k, v, False, scale).squeeze(1)
-    # Every call leaves the arrival counters as it found them.
-    return {"Output": out, "arrivals": torch.zeros_like(x["arrivals"])}
+    return {"Output": out}
 
 
 def decode_torch(x, p, sym):
@@ -1206,7 +1200,6 @@ SPECS: Dict[str, Spec] = {
                              baseline="SDPA(enable_gqa=True) per sequence", short="SDPA"),
     "flash_decoding": Spec(decode_shapes, decode_ref, decode_work, torch=decode_torch,
                            init=decode_init, workspace=frozenset({"glse", "Output_partial"}),
-                           zeroed=frozenset({"arrivals"}), exact=frozenset({"arrivals"}),
                            baseline="SDPA(enable_gqa=True) with a length mask",
                            extras={"copy-same-bytes": decode_copy("memcpy"),
                                    "neg-same-bytes": decode_copy("kernel")}),

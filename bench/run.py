@@ -483,9 +483,9 @@ class Instance:
         return {n: b.tensor for n, b in self.buffers.items()}
 
     def refill(self, p, spec, g):
-        """Fresh inputs, initialized inouts, poisoned outputs and workspaces,
-        zeroed counters; returns the pre-launch values the reference needs
-        (copies of the buffers the kernel may change)."""
+        """Fresh inputs, initialized inouts, poisoned outputs and workspaces;
+        returns the pre-launch values the reference needs (copies of the
+        buffers the kernel may change)."""
         self.stateful = False
         before = {}
         for name, buf in self.buffers.items():
@@ -493,9 +493,6 @@ class Instance:
             before[name] = t
             if name in spec.workspace:
                 poison(t)
-                continue
-            if name in spec.zeroed:
-                t.zero_()
                 continue
             if spec.init and spec.init(name, t, p, g):
                 pass
@@ -576,8 +573,7 @@ def check_once(inst, fn, p, symbols, spec, g, before=None):
         before = inst.refill(p, spec, g)
     else:
         for name, buf in inst.buffers.items():
-            # Zeroed counters keep what the earlier launches left: zero.
-            if inst.roles[name] != "input" and name not in spec.zeroed:
+            if inst.roles[name] != "input":
                 poison(buf.tensor)
     status = inst.call(fn)
     if status != 0:
@@ -751,8 +747,6 @@ def selftest_refs(args):
                 t = torch.empty(shape, dtype=torch_dtype(dt), device="cuda")
                 if name in spec.workspace:
                     poison(t)
-                elif name in spec.zeroed:
-                    t.zero_()
                 elif not (spec.init and spec.init(name, t, p, g)):
                     fill_random(t, g)
                 x[name] = t
