@@ -472,6 +472,9 @@ CONFIGS: Dict[str, List[Build]] = {
         B("b64 s4096 split2", batch=64, seqlen_kv=4096, num_split=2),
         B("b3 s700 bf16 split2 ragged n32s4", batch=3, seqlen_kv=700, num_split=2,
           dtype="bfloat16", block_N=32, num_stages=4, tags=["check", "ragged"]),
+        # O rescaled at every rise of a row's maximum (the default is lazy).
+        B("b4 s1000 split4 ragged rescale0", batch=4, seqlen_kv=1000, num_split=4,
+          rescale_threshold=0.0, tags=["check", "ragged"]),
     ],
     # The portable T.Pipelined form (contiguous cache, every entry full).
     "flashmla_decode_pipelined": [
