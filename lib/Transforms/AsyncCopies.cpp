@@ -6,6 +6,7 @@
 #include "tilec/IR/Builder.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include <optional>
 
 using namespace tilec;
 using namespace tilec::ir;
@@ -95,8 +96,8 @@ bool onlyReadIn(Operation &Loop, const BufferSet &Bufs) {
 
 std::vector<Operation *> tilec::prologueCopies(Operation &Loop) {
   std::vector<Operation *> Result;
-  // The buffers the ops between a candidate and the loop touch, and
-  // whether one of them may leave the block.
+  // The ops between a candidate and the loop: none may touch its tiles or
+  // leave the block.
   std::vector<Operation *> Between;
   for (Operation *Op = Loop.getPrevNode(); Op; Op = Op->getPrevNode()) {
     std::optional<BufferSet> Written;
