@@ -108,6 +108,19 @@ bool nonNegativeArg(const Value *V, unsigned Depth) {
   return Step && *Step > 0 && nonNegative(Owner->getOperand(0), Depth + 1);
 }
 
+/// `i - lo` where i is the variable of `for %lo, %hi, %step` with a
+/// positive constant step: i starts at lo and only grows (persistent-tiles'
+/// tile count `(t - bx) / P`, whose ring positions then stay plain C).
+bool offsetFromLowerBound(const Operation &Sub) {
+  const Value *I = Sub.getOperand(0);
+  if (!I->isBlockArgument())
+    return false;
+  const Operation *Owner = I->getOwnerBlock()->getParentOp();
+  return Owner && Owner->is(OpKind::For) &&
+         Owner->getOperand(0) == Sub.getOperand(1) &&
+         matchConstantInt(Owner->getOperand(2)).value_or(0) > 0;
+}
+
 bool nonNegative(const Value *V, unsigned Depth) {
   if (Depth > 16 || !V->getType().isInteger())
     return false;
@@ -126,7 +139,8 @@ bool nonNegative(const Value *V, unsigned Depth) {
   case OpKind::ThreadId:
     return true;
   case OpKind::Sub:
-    return ir::IndexAtoms::roleThreadRange(V).has_value();
+    return ir::IndexAtoms::roleThreadRange(V).has_value() ||
+           offsetFromLowerBound(*Op);
   case OpKind::Add:
   case OpKind::Mul:
   case OpKind::Div:
