@@ -1,9 +1,9 @@
 //===- LowerPipelined.cpp - Software pipelining of T.Pipelined loops ------===//
 
 #include "LowerPipelined.h"
+#include "AsyncCopies.h"
 #include "PipelineSchedule.h"
 #include "PlanSharedMemory.h"
-#include "PredicatedCopy.h"
 #include "StagedSchedule.h"
 #include "tilec/IR/Builder.h"
 #include "tilec/IR/ConstantMatch.h"
@@ -28,49 +28,6 @@ void makeSerial(Operation &Loop) {
   Loop.setAttr("kind", Attribute::string("serial"));
   for (llvm::StringRef Name : {"num_stages", "order", "stage"})
     Loop.removeAttr(Name);
-}
-
-/// Bytes a vcopy from global into shared memory moves when cp.async can
-/// move them (4, 8 or 16), else 0.
-int64_t asyncBytes(const Operation &Op) {
-  if (!Op.is(OpKind::VCopy) ||
-      !Op.getGroup(0).front()->isBufferIn(Scope::Shared) ||
-      !Op.getGroup(1).front()->isBufferIn(Scope::Global))
-    return 0;
-  DType T = Op.getGroup(0).front()->getType().getDType();
-  // A converting vcopy (different dtypes) is not a plain byte copy.
-  if (Op.getGroup(1).front()->getType().getDType() != T)
-    return 0;
-  int64_t Bytes = Op.getIntAttr("lanes").value_or(1) * memoryBits(T) / 8;
-  return Bytes == 4 || Bytes == 8 || Bytes == 16 ? Bytes : 0;
-}
-
-bool hasAsyncCopy(Operation &Root) {
-  bool Found = false;
-  Root.walk([&](Operation &Op) {
-    Found |= asyncBytes(Op) != 0 || predicatedCopyBytes(Op) != 0;
-  });
-  return Found;
-}
-
-/// Every vcopy under \p Root that cp.async can do becomes a cp_async, and
-/// every bounds-guarded copy loop that predicated cp.async can do exactly
-/// becomes predicated cp_asyncs (Root itself may be replaced).
-void makeAsync(Operation &Root) {
-  std::vector<Operation *> Guarded = Root.collect(predicatedCopyBytes);
-  for (Operation *Loop : Guarded)
-    makePredicatedCopy(*Loop);
-  if (llvm::is_contained(Guarded, &Root))
-    return;
-  std::vector<Operation *> Copies = Root.collect(asyncBytes);
-  for (Operation *Copy : Copies) {
-    Builder B;
-    B.setInsertionPoint(Copy);
-    B.setLoc(Copy->getLoc());
-    B.create(OpKind::CpAsync, Copy->getOperands(), Copy->getSegments(), {},
-             {{"bytes", Attribute::integer(asyncBytes(*Copy))}});
-    Copy->erase();
-  }
 }
 
 class PipelineLowering {
@@ -120,6 +77,11 @@ public:
                       PB.Items[I].Prod->Dsts.end());
       if (!fitsSharedMemory())
         return false;
+      // Copies before the loop that only the loop reads (attention's Q)
+      // join the prologue's first group instead of delaying it.
+      if (Ctx.Tgt.AsyncCopy && Ctx.Tgt.AsyncPrologueCopies)
+        for (Operation *Op : prologueCopies(Loop))
+          makeAsync(*Op);
       emitMultiStage();
     } else {
       // One buffer: the copies complete before anything else runs.

@@ -22,6 +22,10 @@
 //     skips the copies, so that the counting stays uniform.
 //   - S == 1: producers(k); commit; wait 0; barrier; the rest; barrier
 //     (only when a copy can be asynchronous; no extra buffers).
+//   With cp.async and S >= 2, the copies right before the loop whose
+//   tiles only the loop reads (attention's Q) become cp_async where they
+//   stand, joining the prologue's first group (AsyncCopies.h; off with
+//   Target::AsyncPrologueCopies false).
 //   Targets without asynchronous copies (AsyncCopy false: AMD) keep the
 //   same stages with the producers' plain vectorized copies and no
 //   cp_async_commit/wait; with S == 1 their loops run serially.

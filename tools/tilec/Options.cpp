@@ -119,6 +119,10 @@ void addOptions(CLI::App &App, DriverOptions &Opts, RawOptions &Raw) {
   App.add_flag("!--no-tma", Opts.Tma,
                "sm_90: copy T.Pipelined tiles with cp.async and barriers, "
                "not with TMA and mbarrier pipelines");
+  App.add_flag("!--no-async-prologue-copies", Opts.AsyncPrologueCopies,
+               "copy the tiles loaded right before a cp.async pipeline's "
+               "loop (attention's Q) synchronously, not as cp.async joining "
+               "the first group of its prologue");
   App.add_flag("!--no-tma-prologue-loads", Opts.TmaPrologueLoads,
                "sm_90: copy the tiles loaded before a TMA pipeline's loop "
                "(attention's Q) with the block's threads, not with TMA "

@@ -29,6 +29,7 @@ struct DriverOptions {
   bool Wgmma = true;
   bool Tma = true;
   bool TmaPrologueLoads = true;
+  bool AsyncPrologueCopies = true;
   bool WarpSpecialize = true;
   bool PingPong = false;
   bool StagingSwizzle = true;

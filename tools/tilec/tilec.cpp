@@ -258,6 +258,7 @@ int runDriver(const DriverOptions &Opts) {
   Tgt->Wgmma = Tgt->Wgmma && Opts.Wgmma && Opts.TensorCores;
   Tgt->Tma = Tgt->Tma && Tgt->Wgmma && Opts.Tma;
   Tgt->TmaPrologueLoads = Tgt->Tma && Opts.TmaPrologueLoads;
+  Tgt->AsyncPrologueCopies = Tgt->AsyncCopy && Opts.AsyncPrologueCopies;
   Tgt->WarpSpecialize = Tgt->WarpSpecialize && Tgt->Tma && Opts.WarpSpecialize;
   Tgt->PingPong = Tgt->WarpSpecialize && Opts.PingPong;
   Tgt->StagingSwizzle = Opts.StagingSwizzle;

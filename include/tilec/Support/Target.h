@@ -51,6 +51,12 @@ struct Target {
   /// Global->shared copies can be asynchronous (cp.async, sm_80+); without
   /// it T.Pipelined stages plain vectorized loads.
   bool AsyncCopy = true;
+  /// With AsyncCopy: the global->shared copies right before a cp.async
+  /// pipeline's loop whose tiles only the loop reads (attention's Q) are
+  /// issued asynchronously, joining the first group of its prologue
+  /// (lower-pipelined); off (--no-async-prologue-copies): they complete
+  /// before the prologue is issued.
+  bool AsyncPrologueCopies = true;
   /// T.Pipelined copies of global tiles into shared memory may use TMA
   /// (cp.async.bulk.tensor) and mbarrier pipelines (sm_90 with wgmma);
   /// off (--no-tma): cp.async.
