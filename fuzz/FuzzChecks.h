@@ -12,6 +12,7 @@
 #include "tilec/IR/Operation.h"
 #include "tilec/IR/Printer.h"
 #include "tilec/IR/Verifier.h"
+#include "tilec/Sema/Sema.h"
 #include "tilec/Support/Diagnostics.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -25,6 +26,17 @@ namespace fuzz {
 [[noreturn]] inline void fail(const char *What, const std::string &Text) {
   llvm::errs() << "fuzz check failed: " << What << "\n" << Text << "\n";
   std::abort();
+}
+
+/// Sema's options with the compile-time evaluation limits lowered: under
+/// the sanitizers a host loop runs some fifty times slower, and the
+/// default limits (a million iterations) would exceed libFuzzer's time
+/// limit per input before their diagnostic.
+inline SemaOptions semaOptions() {
+  SemaOptions Opts;
+  Opts.MaxLoopIterations = 1u << 12;
+  Opts.MaxSteps = 1u << 16;
+  return Opts;
 }
 
 inline std::string print(const ir::Operation &Op) {

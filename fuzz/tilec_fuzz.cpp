@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (!Module || Diags.hasErrors())
     return 0;
   std::unique_ptr<tilec::ir::Operation> IR =
-      tilec::buildModule(*Module, SM, Diags, tilec::SemaOptions());
+      tilec::buildModule(*Module, SM, Diags, tilec::fuzz::semaOptions());
   if (!IR)
     return 0;
   tilec::fuzz::checkVerifies(*IR, SM);

@@ -57,7 +57,7 @@ void compileFor(const ast::Module &AST, llvm::SourceMgr &SM,
   std::string Log;
   llvm::raw_string_ostream OS(Log);
   DiagnosticEngine Diags(SM, &OS);
-  SemaOptions Opts;
+  SemaOptions Opts = fuzz::semaOptions();
   Opts.Tgt = &Tgt;
   std::unique_ptr<ir::Operation> IR = buildModule(AST, SM, Diags, Opts);
   if (IR && runPipeline(*IR, Tgt, Diags)) {

@@ -278,9 +278,8 @@ public:
     if (!Items)
       return false;
     for (const Value &Item : *Items) {
-      if (++Count > Interp::MaxLoopIterations) {
-        I.fatal(E.getRange(), diag::err_loop_limit)
-            << Interp::MaxLoopIterations;
+      if (++Count > I.MaxLoopIterations) {
+        I.fatal(E.getRange(), diag::err_loop_limit) << I.MaxLoopIterations;
         return false;
       }
       I.assign(F.Target.get(), Item, F.Iter->getRange());

@@ -259,9 +259,8 @@ Value sema::itProduct(Interp &I, BoundArgs &A) {
     std::vector<std::vector<Value>> Next;
     for (const auto &Row : Rows)
       for (const Value &V : Pool) {
-        if (Next.size() >= Interp::MaxLoopIterations) {
-          I.fatal(A.range(0), diag::err_loop_limit)
-              << Interp::MaxLoopIterations;
+        if (Next.size() >= I.MaxLoopIterations) {
+          I.fatal(A.range(0), diag::err_loop_limit) << I.MaxLoopIterations;
           return Value::poison();
         }
         Next.push_back(Row);

@@ -610,9 +610,8 @@ static Flow execHostWhile(Interp &I, const WhileStmt *S) {
   Flow Out = Flow::Normal;
   bool Broke = false;
   for (uint64_t N = 0;; ++N) {
-    if (N > Interp::MaxLoopIterations) {
-      I.fatal(S->Cond->getRange(), diag::err_loop_limit)
-          << Interp::MaxLoopIterations;
+    if (N > I.MaxLoopIterations) {
+      I.fatal(S->Cond->getRange(), diag::err_loop_limit) << I.MaxLoopIterations;
       Out = Flow::Abort;
       break;
     }

@@ -63,6 +63,12 @@ struct SemaOptions {
   bool ShowDriverErrors = false;
   /// The target being compiled for (thread limits); may be null.
   const Target *Tgt = nullptr;
+  /// Limits of compile-time evaluation, each reported as err_loop_limit:
+  /// the iterations of one host loop (the elements of one range or
+  /// comprehension) and the statements run in all. The fuzzers lower them
+  /// to stay within their time limit per input.
+  uint64_t MaxLoopIterations = 1u << 20;
+  uint64_t MaxSteps = 20000000;
 };
 
 /// Builds the IR module for \p M. Returns null after reporting errors.
