@@ -85,8 +85,8 @@ static std::optional<std::vector<Value>> rangeElements(Interp &I, LoopObj &L) {
   }
   __int128 Count = *Step > 0 ? (__int128(*Stop) - *Start + *Step - 1) / *Step
                              : (__int128(*Start) - *Stop - *Step - 1) / -*Step;
-  if (Count > __int128(I.MaxLoopIterations)) {
-    I.fatal(L.Range, diag::err_loop_limit) << I.MaxLoopIterations;
+  if (Count > __int128(I.Opts.MaxLoopIterations)) {
+    I.fatal(L.Range, diag::err_loop_limit) << I.Opts.MaxLoopIterations;
     return std::nullopt;
   }
   std::vector<Value> Out;

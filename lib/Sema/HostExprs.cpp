@@ -278,8 +278,8 @@ public:
     if (!Items)
       return false;
     for (const Value &Item : *Items) {
-      if (++Count > I.MaxLoopIterations) {
-        I.fatal(E.getRange(), diag::err_loop_limit) << I.MaxLoopIterations;
+      if (++Count > I.Opts.MaxLoopIterations) {
+        I.fatal(E.getRange(), diag::err_loop_limit) << I.Opts.MaxLoopIterations;
         return false;
       }
       I.assign(F.Target.get(), Item, F.Iter->getRange());

@@ -162,9 +162,6 @@ public:
   Interp(llvm::SourceMgr &SM, DiagnosticEngine &Diags, const SemaOptions &Opts);
 
   static constexpr unsigned MaxCallDepth = 100;
-  /// SemaOptions' limits of compile-time evaluation.
-  const uint64_t MaxLoopIterations;
-  const uint64_t MaxSteps;
 
   /// Runs a module's body: imports, constants (a -D value replaces the
   /// assignment of a module-level name), definitions; bare expression

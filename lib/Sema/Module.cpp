@@ -32,8 +32,7 @@ using namespace tilec::ast;
 
 Interp::Interp(llvm::SourceMgr &SM, DiagnosticEngine &Diags,
                const SemaOptions &Opts)
-    : MaxLoopIterations(Opts.MaxLoopIterations), MaxSteps(Opts.MaxSteps),
-      SM(SM), Diags(Diags), Opts(Opts) {
+    : SM(SM), Diags(Diags), Opts(Opts) {
   ModuleScope = std::make_shared<Scope>();
   auto F = std::make_unique<Frame>();
   F->Locals = ModuleScope;

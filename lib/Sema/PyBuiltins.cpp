@@ -259,8 +259,8 @@ Value sema::itProduct(Interp &I, BoundArgs &A) {
     std::vector<std::vector<Value>> Next;
     for (const auto &Row : Rows)
       for (const Value &V : Pool) {
-        if (Next.size() >= I.MaxLoopIterations) {
-          I.fatal(A.range(0), diag::err_loop_limit) << I.MaxLoopIterations;
+        if (Next.size() >= I.Opts.MaxLoopIterations) {
+          I.fatal(A.range(0), diag::err_loop_limit) << I.Opts.MaxLoopIterations;
           return Value::poison();
         }
         Next.push_back(Row);

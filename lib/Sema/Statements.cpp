@@ -610,8 +610,9 @@ static Flow execHostWhile(Interp &I, const WhileStmt *S) {
   Flow Out = Flow::Normal;
   bool Broke = false;
   for (uint64_t N = 0;; ++N) {
-    if (N > I.MaxLoopIterations) {
-      I.fatal(S->Cond->getRange(), diag::err_loop_limit) << I.MaxLoopIterations;
+    if (N > I.Opts.MaxLoopIterations) {
+      I.fatal(S->Cond->getRange(), diag::err_loop_limit)
+          << I.Opts.MaxLoopIterations;
       Out = Flow::Abort;
       break;
     }
@@ -922,8 +923,8 @@ static Flow dispatch(Interp &I, const Stmt *S) {
 Flow Interp::exec(const Stmt *S) {
   if (Aborting)
     return Flow::Abort;
-  if (++Steps > MaxSteps) {
-    fatal(S->getRange(), diag::err_loop_limit) << MaxSteps;
+  if (++Steps > Opts.MaxSteps) {
+    fatal(S->getRange(), diag::err_loop_limit) << Opts.MaxSteps;
     return Flow::Abort;
   }
   StmtLoc L(B, S->getRange());
