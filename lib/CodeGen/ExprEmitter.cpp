@@ -91,6 +91,18 @@ namespace {
 
 bool nonNegative(const Value *V, unsigned Depth);
 
+/// The `for` whose variable \p V is, when its step is a positive constant
+/// (V starts at the lower bound and only grows).
+const Operation *ascendingLoopOf(const Value *V) {
+  if (!V->isBlockArgument())
+    return nullptr;
+  const Operation *Owner = V->getOwnerBlock()->getParentOp();
+  if (!Owner || !Owner->is(OpKind::For) ||
+      matchConstantInt(Owner->getOperand(2)).value_or(0) <= 0)
+    return nullptr;
+  return Owner;
+}
+
 /// A loop variable of `for %lo, %hi, %step` with lo >= 0 and step > 0.
 bool nonNegativeArg(const Value *V, unsigned Depth) {
   const Operation *Owner = V->getOwnerBlock()->getParentOp();
@@ -102,23 +114,16 @@ bool nonNegativeArg(const Value *V, unsigned Depth) {
     const Attribute *Syms = Owner->getAttr("symbols");
     return Syms && Syms->isArray() && V->getIndex() < Syms->getArray().size();
   }
-  if (!Owner->is(OpKind::For))
-    return false;
-  std::optional<int64_t> Step = matchConstantInt(Owner->getOperand(2));
-  return Step && *Step > 0 && nonNegative(Owner->getOperand(0), Depth + 1);
+  const Operation *Loop = ascendingLoopOf(V);
+  return Loop && nonNegative(Loop->getOperand(0), Depth + 1);
 }
 
 /// `i - lo` where i is the variable of `for %lo, %hi, %step` with a
 /// positive constant step: i starts at lo and only grows (persistent-tiles'
 /// tile count `(t - bx) / P`, whose ring positions then stay plain C).
 bool offsetFromLowerBound(const Operation &Sub) {
-  const Value *I = Sub.getOperand(0);
-  if (!I->isBlockArgument())
-    return false;
-  const Operation *Owner = I->getOwnerBlock()->getParentOp();
-  return Owner && Owner->is(OpKind::For) &&
-         Owner->getOperand(0) == Sub.getOperand(1) &&
-         matchConstantInt(Owner->getOperand(2)).value_or(0) > 0;
+  const Operation *Loop = ascendingLoopOf(Sub.getOperand(0));
+  return Loop && Loop->getOperand(0) == Sub.getOperand(1);
 }
 
 bool nonNegative(const Value *V, unsigned Depth) {
